@@ -1,0 +1,107 @@
+import OAuth2Server, {
+  OAuthError,
+  Request as OAuthRequest,
+  Response as OAuthResponse,
+} from '@node-oauth/oauth2-server';
+import type { Request, Response } from 'express';
+import { newId } from '../db/ids.ts';
+import type { Repos } from '../db/repos/index.ts';
+import type { Clock } from '../tools/context.ts';
+import { newToken, tokenHash, verifySecret } from './secrets.ts';
+
+export const CLIENT_CREDENTIALS_TTL = 3600;
+const SCOPE = ['read', 'write'];
+
+interface AppClient {
+  id: string;
+  grants: string[];
+  applicationId: string;
+  firmId: string;
+  userId: string;
+}
+
+/** The client-credentials grant of RFC 6749 §4.4 at /o/token/, over our applications and tokens. */
+export function tokenEndpoint(repos: Repos, clock: Clock) {
+  const server = new OAuth2Server({
+    accessTokenLifetime: CLIENT_CREDENTIALS_TTL,
+    requireClientAuthentication: { client_credentials: true },
+    model: {
+      async getClient(clientId: string, clientSecret: string) {
+        const app = await repos.applications.findByClientId(clientId);
+        if (!app || app.revoked_at || !(await verifySecret(clientSecret ?? '', app.client_secret_hash)))
+          return false;
+        const user = await repos.users.get(app.user_id);
+        if (!user?.is_active) return false;
+        return {
+          id: app.client_id,
+          grants: ['client_credentials'],
+          applicationId: app.id,
+          firmId: app.firm_id,
+          userId: app.user_id,
+        } satisfies AppClient;
+      },
+      async getUserFromClient(client: AppClient) {
+        return { id: client.userId };
+      },
+      async validateScope() {
+        return SCOPE;
+      },
+      async generateAccessToken() {
+        return newToken('pds_at');
+      },
+      async saveToken(
+        token: { accessToken: string; scope?: string[] },
+        client: AppClient,
+        user: { id: string },
+      ) {
+        const now = clock.now();
+        const expiresAt = new Date(now.getTime() + CLIENT_CREDENTIALS_TTL * 1000);
+        await repos.tokens.insert({
+          id: newId(),
+          token_hash: tokenHash(token.accessToken),
+          kind: 'client_credentials',
+          audience: 'rest',
+          firm_id: client.firmId,
+          user_id: user.id,
+          application_id: client.applicationId,
+          grant_id: null,
+          name: null,
+          resource: null,
+          scope: SCOPE.join(' '),
+          created_at: now.toISOString(),
+          expires_at: expiresAt.toISOString(),
+          last_used_at: null,
+          revoked_at: null,
+        });
+        return { ...token, accessTokenExpiresAt: expiresAt, scope: SCOPE, client, user };
+      },
+      async getAccessToken() {
+        return false;
+      },
+    },
+  });
+
+  return async function handle(req: Request, res: Response): Promise<void> {
+    const request = new OAuthRequest({
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      query: req.query as Record<string, string>,
+      body: (req.body as Record<string, string> | undefined) ?? {},
+    });
+    const response = new OAuthResponse({ headers: {} });
+    res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
+    try {
+      await server.token(request, response);
+      res.status(200).json(response.body);
+    } catch (err) {
+      if (err instanceof OAuthError) {
+        const error = err.name === 'unauthorized_request' ? 'invalid_client' : err.name;
+        const status = error === 'invalid_client' ? 401 : (err.code ?? 400);
+        if (status === 401) res.set('WWW-Authenticate', 'Basic realm="token"');
+        res.status(status).json({ error, error_description: err.message });
+        return;
+      }
+      throw err;
+    }
+  };
+}

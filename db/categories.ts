@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+
+export type ValueKind = 'currency' | 'percentage' | 'number' | 'multiple' | 'months' | 'text' | 'select';
+
+export interface StandardCategory {
+  name: string;
+  kind: ValueKind;
+  /** Stocks are point-in-time; flows have month, quarter and year cadences. */
+  pointInTime: boolean;
+}
+
+const C = (name: string, kind: ValueKind, pointInTime: boolean): StandardCategory => ({
+  name,
+  kind,
+  pointInTime,
+});
+
+export const STANDARD_CATEGORIES: readonly StandardCategory[] = [
+  C('accounts_payable', 'currency', true),
+  C('accounts_receivable', 'currency', true),
+  C('arr', 'currency', true),
+  C('assets', 'currency', true),
+  C('burn_per_fte', 'currency', false),
+  C('cash_flow_from_financing_activities', 'currency', false),
+  C('cash_flow_from_investing_activities', 'currency', false),
+  C('cash_flow_from_operating_activities', 'currency', false),
+  C('cash_in_bank', 'currency', true),
+  C('cash_payments', 'currency', false),
+  C('cash_receipts', 'currency', false),
+  C('churned_arr', 'currency', false),
+  C('contraction_arr', 'currency', false),
+  C('cost_of_goods_sold', 'currency', false),
+  C('current_assets', 'currency', true),
+  C('current_liabilities', 'currency', true),
+  C('ebitda', 'currency', false),
+  C('equity', 'currency', true),
+  C('expansion_arr', 'currency', false),
+  C('fair_value', 'currency', true),
+  C('fully_diluted_shares', 'number', true),
+  C('gross_irr', 'percentage', true),
+  C('gross_margin', 'percentage', false),
+  C('gross_profit', 'currency', false),
+  C('headcount', 'number', true),
+  C('investment_amount', 'currency', true),
+  C('latest_price_per_share', 'currency', true),
+  C('liabilities', 'currency', true),
+  C('long_term_liabilities', 'currency', true),
+  C('moic', 'multiple', true),
+  C('net_assets', 'currency', true),
+  C('net_burn', 'currency', false),
+  C('net_income', 'currency', false),
+  C('net_new_arr', 'currency', false),
+  C('net_operating_profit', 'currency', false),
+  C('net_other_income', 'currency', false),
+  C('net_profit', 'currency', false),
+  C('new_logo_arr', 'currency', false),
+  C('non_current_assets', 'currency', true),
+  C('operating_margin', 'percentage', false),
+  C('other_non_current_assets', 'currency', true),
+  C('ownership', 'percentage', true),
+  C('post_money_valuation', 'currency', true),
+  C('pre_money_valuation', 'currency', true),
+  C('property_plants_and_equipment', 'currency', true),
+  C('reactivation_arr', 'currency', false),
+  C('realized_value', 'currency', true),
+  C('revenue', 'currency', false),
+  C('revenue_growth', 'percentage', false),
+  C('revenue_per_fte', 'currency', false),
+  C('runway', 'months', true),
+  C('short_term_investments', 'currency', true),
+  C('total_change_in_cash', 'currency', false),
+  C('total_operating_expenses', 'currency', false),
+  C('total_shares_owned', 'number', true),
+];
+
+/** `custom` is the 60th name: a selector for every custom metric, not a category of its own. */
+export const CUSTOM_CATEGORY = 'custom';
+
+export const STANDARD_CATEGORY_NAMES: readonly string[] = STANDARD_CATEGORIES.map((c) => c.name);
+
+export const FLOW_CADENCES = ['month', 'quarter', 'year'] as const;
+export const ALL_CADENCES = [
+  'point_in_time',
+  'day',
+  'week',
+  'month',
+  'quarter',
+  'half_year',
+  'year',
+] as const;
+export type Cadence = (typeof ALL_CADENCES)[number];
+
+/** Categories whose values are amounts of money carry a currency. */
+export function isMonetary(kind: string): boolean {
+  return kind === 'currency';
+}
+
+export function isNumericKind(kind: string): boolean {
+  return kind !== 'text' && kind !== 'select';
+}
+
+/** Stable ids for the standard categories, identical on every installation. */
+export function standardCategoryId(name: string): string {
+  return `std_${createHash('sha256').update(name).digest('base64url').slice(0, 10)}`;
+}

@@ -1,0 +1,10 @@
+import { randomBytes } from 'node:crypto';
+
+/** A new opaque identifier: 16 url-safe characters (96 random bits). */
+export function newId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+export function nowIso(date: Date): string {
+  return date.toISOString();
+}

@@ -1,0 +1,46 @@
+import knexFactory, { type Knex } from 'knex';
+import { migrationSource } from './migrations/index.ts';
+
+export type Db = Knex;
+
+export function isPostgres(db: Knex): boolean {
+  return db.client.config.client === 'pg';
+}
+
+/** Opens the database named by a DATABASE_URL (`sqlite:PATH`, `sqlite::memory:` or `postgres://…`). */
+export function openDb(url: string): Knex {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return knexFactory({
+      client: 'pg',
+      connection: url,
+      pool: { min: 0, max: 10 },
+    });
+  }
+  const filename = url.replace(/^sqlite:(\/\/)?/, '');
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    // One connection: better-sqlite3 is synchronous, and one writer avoids SQLITE_BUSY entirely.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
+        conn.pragma('synchronous = NORMAL');
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('busy_timeout = 5000');
+        done(null, conn);
+      },
+    },
+  });
+}
+
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const [, applied] = await db.migrate.latest({ migrationSource });
+  return applied as string[];
+}
+
+export async function migrateRollbackAll(db: Knex): Promise<void> {
+  await db.migrate.rollback({ migrationSource }, true);
+}

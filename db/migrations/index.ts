@@ -1,0 +1,21 @@
+import type { Knex } from 'knex';
+import * as initial from './001-initial.ts';
+import * as standardCategories from './002-standard-categories.ts';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+// Migrations are listed here rather than read from the folder, so they load the same way under
+// any runner and in any working directory.
+const migrations: Record<string, Migration> = {
+  '001-initial': initial,
+  '002-standard-categories': standardCategories,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name]!,
+};

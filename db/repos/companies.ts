@@ -1,0 +1,96 @@
+import type { Knex } from 'knex';
+import type { Counted, Page, Scope } from '../types.ts';
+import { countAndPage, scoped, whereContains } from './util.ts';
+
+export interface CompanyRow {
+  id: string;
+  firm_id: string;
+  name: string;
+  slug: string;
+  description: string;
+  sector: string;
+  firm_sector: string;
+  city: string;
+  status: string;
+  unique_ref: string;
+  website: string;
+  logo_url: string;
+  fiscal_year_end: string;
+  reporting_currency: string;
+  investment_lead_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CompanyWithFunds extends CompanyRow {
+  invested_fund_ids: string[];
+}
+
+export interface CompanyFilter {
+  ids?: string[];
+  name?: string;
+  sector?: string;
+  city?: string;
+}
+
+export function companiesRepo(db: Knex) {
+  async function withFunds(rows: CompanyRow[]): Promise<CompanyWithFunds[]> {
+    if (rows.length === 0) return [];
+    const links = (await db('company_funds')
+      .whereIn(
+        'company_id',
+        rows.map((r) => r.id),
+      )
+      .orderBy(['company_id', 'fund_id'])
+      .select('company_id', 'fund_id')) as { company_id: string; fund_id: string }[];
+    const byCompany = new Map<string, string[]>();
+    for (const l of links) {
+      const list = byCompany.get(l.company_id) ?? [];
+      list.push(l.fund_id);
+      byCompany.set(l.company_id, list);
+    }
+    return rows.map((r) => ({ ...r, invested_fund_ids: byCompany.get(r.id) ?? [] }));
+  }
+
+  return {
+    async list(scope: Scope, filter: CompanyFilter, page: Page): Promise<Counted<CompanyWithFunds>> {
+      const base = scoped(db('companies'), scope, 'companies', 'id');
+      if (filter.ids) base.whereIn('companies.id', filter.ids);
+      if (filter.name) whereContains(base, 'companies.name', filter.name);
+      if (filter.sector) whereContains(base, 'companies.sector', filter.sector);
+      if (filter.city) whereContains(base, 'companies.city', filter.city);
+      const result = await countAndPage<CompanyRow>(base, page, (qb) =>
+        qb.orderBy([{ column: 'companies.name' }, { column: 'companies.id' }]),
+      );
+      return { count: result.count, rows: await withFunds(result.rows) };
+    },
+    async get(scope: Scope, id: string): Promise<CompanyWithFunds | undefined> {
+      const row = await scoped(db('companies'), scope, 'companies', 'id').where('companies.id', id).first();
+      return row ? (await withFunds([row]))[0] : undefined;
+    },
+    async getBySlug(scope: Scope, slug: string): Promise<CompanyWithFunds | undefined> {
+      const row = await scoped(db('companies'), scope, 'companies', 'id')
+        .where('companies.slug', slug)
+        .first();
+      return row ? (await withFunds([row]))[0] : undefined;
+    },
+    /** Every visible company's id and name (for lookups that must not page). */
+    async names(scope: Scope, ids: string[]): Promise<Map<string, CompanyRow>> {
+      if (ids.length === 0) return new Map();
+      const rows = (await scoped(db('companies'), scope, 'companies', 'id').whereIn(
+        'companies.id',
+        ids,
+      )) as CompanyRow[];
+      return new Map(rows.map((r) => [r.id, r]));
+    },
+    async create(company: CompanyRow, fundIds: string[] = []): Promise<void> {
+      await db.transaction(async (trx) => {
+        await trx('companies').insert(company);
+        if (fundIds.length > 0) {
+          await trx('company_funds').insert(fundIds.map((fund_id) => ({ company_id: company.id, fund_id })));
+        }
+      });
+    },
+  };
+}
+export type CompaniesRepo = ReturnType<typeof companiesRepo>;

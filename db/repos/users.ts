@@ -1,0 +1,55 @@
+import type { Knex } from 'knex';
+import type { Counted, Page, User } from '../types.ts';
+import { bool, countAndPage } from './util.ts';
+
+function toUser(row: User): User {
+  return {
+    ...row,
+    all_companies: bool(row.all_companies),
+    can_view_documents: bool(row.can_view_documents),
+    can_edit_cap_table: bool(row.can_edit_cap_table),
+    is_active: bool(row.is_active),
+  };
+}
+
+export function usersRepo(db: Knex) {
+  return {
+    async get(id: string): Promise<User | undefined> {
+      const row = await db<User>('users').where({ id }).first();
+      return row && toUser(row);
+    },
+    async getByEmail(email: string): Promise<User | undefined> {
+      const row = await db<User>('users').whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
+      return row && toUser(row);
+    },
+    async list(firmId: string, filter: { email?: string }, page: Page): Promise<Counted<User>> {
+      const base = db('users').where({ firm_id: firmId });
+      if (filter.email) base.whereRaw('lower(email) = ?', [filter.email.toLowerCase()]);
+      const result = await countAndPage<User>(base, page, (qb) =>
+        qb.orderBy([{ column: 'email' }, { column: 'id' }]),
+      );
+      return { count: result.count, rows: result.rows.map(toUser) };
+    },
+    /** Company ids the user is limited to, or null when the user sees every company of the firm. */
+    async companyAccess(user: User): Promise<string[] | null> {
+      if (user.all_companies) return null;
+      const rows = await db('user_companies').where({ user_id: user.id }).select('company_id');
+      return rows.map((r: { company_id: string }) => r.company_id);
+    },
+    async create(user: User, companyIds: string[] = []): Promise<User> {
+      await db.transaction(async (trx) => {
+        await trx('users').insert(user);
+        if (companyIds.length > 0) {
+          await trx('user_companies').insert(
+            companyIds.map((company_id) => ({ user_id: user.id, company_id })),
+          );
+        }
+      });
+      return user;
+    },
+    async setActive(id: string, active: boolean): Promise<void> {
+      await db('users').where({ id }).update({ is_active: active });
+    },
+  };
+}
+export type UsersRepo = ReturnType<typeof usersRepo>;

@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import type { Counted, Page, Scope } from '../types.ts';
+
+export type QB = Knex.QueryBuilder;
+
+/** SQLite answers booleans as 0/1; PostgreSQL as true/false. */
+export function bool(v: unknown): boolean {
+  return v === true || v === 1 || v === '1';
+}
+
+/** A LIKE pattern for a case-insensitive substring, with the wildcards of the input escaped. */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function whereContains(qb: QB, column: string, text: string): QB {
+  return qb.whereRaw(`lower(${column}) like ? escape '\\'`, [containsPattern(text)]);
+}
+
+/** Restricts a query to the caller's firm and, where access is limited, to its companies. */
+export function scoped(qb: QB, scope: Scope, table: string, companyColumn = 'company_id'): QB {
+  qb.where(`${table}.firm_id`, scope.firmId);
+  if (scope.companyIds) qb.whereIn(`${table}.${companyColumn}`, scope.companyIds as string[]);
+  return qb;
+}
+
+/** Runs the count and the page of one filtered query. */
+export async function countAndPage<T>(
+  base: QB,
+  page: Page,
+  order: (qb: QB) => QB,
+  select: (qb: QB) => QB = (qb) => qb.select('*'),
+): Promise<Counted<T>> {
+  const countRow = (await base.clone().clearSelect().clearOrder().count({ n: '*' }).first()) as
+    | { n: number | string }
+    | undefined;
+  const count = Number(countRow?.n ?? 0);
+  if (count === 0 || page.offset >= count) return { count, rows: [] };
+  const rows = (await order(select(base.clone())).limit(page.limit).offset(page.offset)) as T[];
+  return { count, rows };
+}
+
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,117 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { ToolContext } from '../tools/context.ts';
+import type { AnyTool } from '../tools/define.ts';
+import { InvalidInput } from '../tools/errors.ts';
+import { runTool } from '../tools/run.ts';
+import type { ListResult } from '../tools/schemas/page.ts';
+import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
+
+export type Envelope = 'page' | 'plain';
+
+/** One REST route: a declaration over a tool. */
+export interface Route {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Express path, with `:name` for path parameters. */
+  path: string;
+  tool: AnyTool;
+  summary: string;
+  /** Query (or path) parameter name → tool input name, where they differ. */
+  rename?: Record<string, string>;
+  /** Where the input comes from besides the query: a JSON body merged into it, or one field. */
+  body?: 'merge' | { field: string };
+  envelope: Envelope;
+  status?: number;
+}
+
+type FieldKind = 'number' | 'boolean' | 'array' | 'string' | 'other';
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s = schema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } };
+  while (
+    ['optional', 'default', 'nullable', 'prefault', 'readonly'].includes(s._zod.def.type) &&
+    s._zod.def.innerType
+  ) {
+    s = s._zod.def.innerType as unknown as typeof s;
+  }
+  return s as unknown as z.ZodType;
+}
+
+function kindOf(schema: z.ZodType | undefined): FieldKind {
+  if (!schema) return 'other';
+  const type = (unwrap(schema) as unknown as { _zod: { def: { type: string } } })._zod.def.type;
+  if (type === 'number' || type === 'int') return 'number';
+  if (type === 'boolean') return 'boolean';
+  if (type === 'array') return 'array';
+  if (type === 'string' || type === 'enum' || type === 'literal') return 'string';
+  return 'other';
+}
+
+/** Query strings hold only strings: turn them into the types the tool's schema expects, in one place. */
+export function coerceQuery(
+  route: Route,
+  query: Record<string, unknown>,
+): { input: Record<string, unknown>; toQueryName: (field: string) => string } {
+  const shape = route.tool.input.shape as Record<string, z.ZodType>;
+  const rename = route.rename ?? {};
+  const back = new Map(Object.entries(rename).map(([q, f]) => [f, q]));
+  const input: Record<string, unknown> = {};
+  const values = new Map<string, string[]>();
+  for (const [rawKey, rawValue] of Object.entries(query)) {
+    const key = rawKey.endsWith('[]') ? rawKey.slice(0, -2) : rawKey;
+    const list = Array.isArray(rawValue) ? rawValue.map(String) : [String(rawValue)];
+    values.set(key, [...(values.get(key) ?? []), ...list]);
+  }
+  for (const [queryName, list] of values) {
+    const field = rename[queryName] ?? rename[`${queryName}[]`] ?? queryName;
+    if (!(field in shape)) continue; // unknown query parameters are ignored
+    const kind = kindOf(shape[field]);
+    if (kind === 'array') {
+      input[field] = list;
+      continue;
+    }
+    if (list.length > 1) throw InvalidInput.field(queryName, 'must be given once');
+    const value = list[0]!;
+    if (kind === 'number') {
+      if (!/^-?\d+$/.test(value.trim())) throw InvalidInput.field(queryName, 'must be an integer');
+      let n = Number(value);
+      if (field === 'per_page' && n > MAX_PER_PAGE) n = MAX_PER_PAGE;
+      input[field] = n;
+    } else if (kind === 'boolean') {
+      if (value === '1' || value === 'true') input[field] = true;
+      else if (value === '0' || value === 'false') input[field] = false;
+      else throw InvalidInput.field(queryName, 'must be 1 or 0 (true or false)');
+    } else {
+      input[field] = value;
+    }
+  }
+  return { input, toQueryName: (field) => back.get(field) ?? field };
+}
+
+function pageUrl(publicUrl: string, req: Request, pageParam: string, page: number): string {
+  const url = new URL(req.originalUrl, 'http://local');
+  url.searchParams.set(pageParam, String(page));
+  return `${publicUrl}${url.pathname}${url.search}`;
+}
+
+/** The v1 pagination envelope: absolute next/previous links that keep every other parameter. */
+export function envelope<T>(publicUrl: string, req: Request, result: ListResult<T>) {
+  return {
+    count: result.count,
+    next: result.has_more ? pageUrl(publicUrl, req, 'page', result.page + 1) : null,
+    previous: result.page > 1 ? pageUrl(publicUrl, req, 'page', result.page - 1) : null,
+    results: result.results,
+  };
+}
+
+/** Runs a route's tool for one request and writes the response. */
+export async function serveRoute(route: Route, ctx: ToolContext, req: Request, res: Response): Promise<void> {
+  const { input, toQueryName } = coerceQuery(route, { ...(req.query as Record<string, unknown>) });
+  for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
+  if (route.body === 'merge') Object.assign(input, (req.body as Record<string, unknown> | undefined) ?? {});
+  else if (route.body) input[route.body.field] = req.body;
+  const result = await runTool(route.tool, ctx, input, toQueryName);
+  const payload =
+    route.envelope === 'page' ? envelope(ctx.publicUrl, req, result as ListResult<unknown>) : result;
+  res.status(route.status ?? 200).json(payload);
+}

@@ -1,0 +1,182 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { authenticate } from '../auth/principal.ts';
+import { tokenEndpoint } from '../auth/token-endpoint.ts';
+import { newId } from '../db/ids.ts';
+import type { Repos } from '../db/repos/index.ts';
+import { type Route, serveRoute } from '../rest/adapter.ts';
+import { sendProblem } from '../rest/problem.ts';
+import { routes } from '../rest/routes.ts';
+import type { Clock, ToolContext } from '../tools/context.ts';
+import { ToolError, Unauthenticated } from '../tools/errors.ts';
+import { handleMcpRequest } from '../tools/mcp.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+
+export interface AppDeps {
+  config: Config;
+  repos: Repos;
+  clock: Clock;
+  logger: Logger;
+  /** Check every tool result against its output schema (on in tests, off in production). */
+  validateOutput?: boolean;
+}
+
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/** Wraps an async handler so its failures reach the error middleware. */
+function wrap(handler: Handler) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    handler(req, res).catch(next);
+  };
+}
+
+export function bearerChallenge(err: Unauthenticated): string {
+  const parts = ['realm="portfolio"'];
+  if (err.bearerError)
+    parts.push(`error="${err.bearerError}"`, `error_description="${err.message.replace(/"/g, "'")}"`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const { config, repos, clock, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('etag', false);
+
+  app.use((req, res, next) => {
+    const sent = req.get('X-Request-Id');
+    const id = sent && requestIdPattern.test(sent) ? sent : newId();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.debug('request', {
+        request_id: id,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    });
+    next();
+  });
+  app.use(helmet({ contentSecurityPolicy: false }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get(
+    '/readyz',
+    wrap(async (_req, res) => {
+      try {
+        await repos.db.raw('select 1');
+        res.json({ status: 'ok', database: 'ok' });
+      } catch {
+        res.status(503).json({ status: 'unavailable', database: 'unreachable' });
+      }
+    }),
+  );
+
+  const token = tokenEndpoint(repos, clock);
+  app.post('/o/token/', express.urlencoded({ extended: false, limit: '16kb' }), wrap(token));
+
+  function context(_req: Request, res: Response, principal: ToolContext['principal']): ToolContext {
+    const requestId = res.locals.requestId as string;
+    return {
+      principal,
+      repos,
+      clock,
+      logger: logger.child({ request_id: requestId }),
+      requestId,
+      publicUrl: config.publicUrl,
+    };
+  }
+
+  const json = express.json({ limit: '1mb' });
+
+  app.post(
+    '/mcp',
+    json,
+    wrap(async (req, res) => {
+      const principal = await authenticate(repos, clock, req.get('Authorization'), 'mcp');
+      await handleMcpRequest(
+        context(req, res, principal),
+        { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput },
+        req,
+        res,
+        req.body,
+      );
+    }),
+  );
+  app.all('/mcp', (_req, res) => {
+    res.setHeader('Allow', 'POST');
+    sendProblem(
+      res,
+      405,
+      'method_not_allowed',
+      'the MCP endpoint is stateless: send JSON-RPC messages with POST',
+    );
+  });
+
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    const handler = wrap(async (req, res) => {
+      const principal = await authenticate(repos, clock, req.get('Authorization'), 'rest');
+      await serveRoute(route as Route, context(req, res, principal), req, res);
+    });
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
+    if (route.method === 'GET') app.get(route.path, handler);
+    else app[method](route.path, json, handler);
+  }
+  for (const [path, methods] of methodsByPath) {
+    app.all(path, (_req, res) => {
+      res.setHeader('Allow', methods.join(', '));
+      sendProblem(res, 405, 'method_not_allowed', `this path accepts ${methods.join(', ')}`);
+    });
+  }
+
+  app.use((req, res) => {
+    sendProblem(
+      res,
+      404,
+      'not_found',
+      `no route for ${req.method} ${req.path}; see /openapi.json for the routes`,
+    );
+  });
+
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof Unauthenticated) {
+      res.setHeader('WWW-Authenticate', bearerChallenge(err));
+      sendProblem(res, 401, err.code, err.message);
+      return;
+    }
+    if (err instanceof ToolError) {
+      sendProblem(res, err.status, err.code, err.message, err.errors);
+      return;
+    }
+    const e = err as { type?: string; status?: number };
+    if (e?.type === 'entity.too.large') {
+      sendProblem(res, 413, 'payload_too_large', 'the request body is larger than 1 MiB');
+      return;
+    }
+    if (e?.type === 'entity.parse.failed') {
+      sendProblem(res, 400, 'invalid_parameter', 'the request body is not valid JSON', [
+        { field: 'body', message: 'invalid JSON' },
+      ]);
+      return;
+    }
+    logger.error('unhandled error', {
+      request_id: res.locals.requestId,
+      error: String((err as Error)?.stack ?? err),
+    });
+    if (res.headersSent) return;
+    sendProblem(res, 500, 'internal', `an internal error occurred; quote request id ${res.locals.requestId}`);
+  });
+
+  return app;
+}

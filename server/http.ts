@@ -1,0 +1,69 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import { migrateLatest, openDb } from '../db/knex.ts';
+import { createRepos, type Repos } from '../db/repos/index.ts';
+import type { Clock } from '../tools/context.ts';
+import { systemClock } from '../tools/context.ts';
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: Server;
+  db: Knex;
+  repos: Repos;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: Logger;
+  validateOutput?: boolean;
+  /** An open database to serve instead of opening config.databaseUrl. */
+  db?: Knex;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = options.db ?? openDb(config.databaseUrl);
+  await migrateLatest(db);
+  const repos = createRepos(db);
+  const app = createApp({
+    config,
+    repos,
+    clock: options.clock ?? systemClock,
+    logger,
+    validateOutput: options.validateOutput,
+  });
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = Math.min(config.requestTimeoutMs, 60000);
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    server,
+    db,
+    repos,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // In-flight requests get the request timeout to finish; then the rest are cut.
+        const timer = setTimeout(() => server.closeAllConnections(), config.requestTimeoutMs).unref();
+        await closed;
+        clearTimeout(timer);
+        if (!options.db) await db.destroy();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { Company, toCompany } from '../schemas/company.ts';
+
+export const getCompany = defineTool({
+  name: 'get_company',
+  title: 'Get one company',
+  description:
+    'Returns every field of one portfolio company by id. Use list_companies or search_companies first ' +
+    'when you only know its name.',
+  input: z.object({
+    company_id: z.string().min(1).describe('Company id, as returned by list_companies or search_companies.'),
+  }),
+  output: Company,
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const row = await ctx.repos.companies.get(ctx.principal.scope, input.company_id);
+    if (!row) {
+      throw new NotFound(
+        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
+      );
+    }
+    return toCompany(row);
+  },
+});

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { Company, toCompany } from '../schemas/company.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+export const listCompanies = defineTool({
+  name: 'list_companies',
+  title: 'List portfolio companies',
+  description:
+    'Lists the portfolio companies the caller can see, ordered by name. Use it to find company ids ' +
+    'for the other tools; to filter by name, sector or city use search_companies instead, and for one ' +
+    'known company use get_company.',
+  input: z.object({
+    ...pageFields,
+    ids: z.array(z.string()).optional().describe('Only these company ids; unknown ids are simply absent.'),
+    name: z.string().optional().describe('Case-insensitive substring of the company name.'),
+  }),
+  output: listOf(Company),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const counted = await ctx.repos.companies.list(
+      ctx.principal.scope,
+      { ids: input.ids, name: input.name },
+      toPage(input),
+    );
+    return pageResult(input, counted, toCompany);
+  },
+});

@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import type { ToolContext } from './context.ts';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What a caller needs beyond a valid token; checked before the handler runs. */
+export type Permission = 'documents' | 'cap_table' | 'edit_metrics';
+
+export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  permission?: Permission;
+  /** Writes are listed over MCP only when MCP_WRITE_TOOLS is on. */
+  write?: boolean;
+  /** False for tools that exist only to serve a REST route (they are not listed over MCP). */
+  mcp?: boolean;
+  handler(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
+}
+
+export const readOnly: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodType>(tool: Tool<I, O>): Tool<I, O> {
+  return tool;
+}
+
+export type AnyTool = Tool<z.ZodObject, z.ZodType>;

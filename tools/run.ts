@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import type { ToolContext } from './context.ts';
+import type { AnyTool, Permission } from './define.ts';
+import { type FieldError, InvalidInput, MissingParameter, PermissionDenied } from './errors.ts';
+
+/** `financing_rounds[2].company_id` from a Zod issue path. */
+export function fieldName(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
+function isMissing(issue: z.core.$ZodIssue): boolean {
+  return issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+}
+
+/** Turns a Zod failure into one typed error naming every offending field. */
+export function inputError(error: z.ZodError, rename: (field: string) => string = (f) => f): InvalidInput {
+  const errors: FieldError[] = error.issues.map((issue) => {
+    const field = rename(fieldName(issue.path)) || 'body';
+    return { field, message: isMissing(issue) ? 'is required' : issue.message };
+  });
+  const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+  if (error.issues.every(isMissing))
+    return new MissingParameter(`missing ${summary}`, errors) as InvalidInput;
+  return new InvalidInput(`invalid ${summary}`, errors);
+}
+
+const permissionChecks: Record<Permission, (ctx: ToolContext) => string | null> = {
+  documents: (ctx) =>
+    ctx.principal.user.can_view_documents ? null : 'your account does not have access to documents',
+  cap_table: (ctx) =>
+    ctx.principal.user.can_edit_cap_table || ctx.principal.user.role === 'admin'
+      ? null
+      : 'your account may not add cap table data; ask a firm admin for the cap-table permission',
+  edit_metrics: (ctx) =>
+    ctx.principal.user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null,
+};
+
+export function checkPermission(tool: AnyTool, ctx: ToolContext): void {
+  if (!tool.permission) return;
+  const problem = permissionChecks[tool.permission](ctx);
+  if (problem) throw new PermissionDenied(problem);
+}
+
+/** Validates raw input against the tool's schema, checks its permission and runs it. */
+export async function runTool(
+  tool: AnyTool,
+  ctx: ToolContext,
+  raw: unknown,
+  rename?: (field: string) => string,
+): Promise<unknown> {
+  const parsed = tool.input.safeParse(raw ?? {});
+  if (!parsed.success) throw inputError(parsed.error, rename);
+  checkPermission(tool, ctx);
+  return tool.handler(ctx, parsed.data);
+}
