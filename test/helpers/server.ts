@@ -1,0 +1,63 @@
+import type { Knex } from 'knex';
+import { loadConfig } from '../../server/config.ts';
+import { type RunningServer, startServer } from '../../server/http.ts';
+import type { Clock } from '../../tools/context.ts';
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+}
+
+/** Starts the real HTTP server on a free port over an already migrated database. */
+export async function startTestServer(db: Knex, options: TestServerOptions = {}): Promise<RunningServer> {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: 'sqlite::memory:',
+    ...options.env,
+  });
+  const running = await startServer(config, { db, clock: options.clock, validateOutput: true });
+  // PUBLIC_URL defaults to the configured port (0): point it at the real one.
+  if (!options.env?.PUBLIC_URL) config.publicUrl = running.url;
+  return running;
+}
+
+/** A controllable clock for expiry tests. */
+export class TestClock implements Clock {
+  constructor(private current = new Date('2026-06-01T12:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+  set(date: Date): void {
+    this.current = date;
+  }
+}
+
+/** fetch with a bearer token; returns status, headers and parsed body. */
+export async function api(
+  base: string,
+  path: string,
+  options: { token?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['Content-Type'] ??= 'application/json';
+  const res = await fetch(base + path, {
+    method: options.method ?? 'GET',
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
+  return { status: res.status, headers: res.headers, body: body as any };
+}
