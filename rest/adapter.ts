@@ -7,7 +7,8 @@ import { runTool } from '../tools/run.ts';
 import type { ListResult } from '../tools/schemas/page.ts';
 import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
 
-export type Envelope = 'page' | 'plain';
+/** `page`: the v1 envelope; `plain`: the tool result as is; `results`: only its `results` array (beta reads). */
+export type Envelope = 'page' | 'plain' | 'results';
 
 /** One REST route: a declaration over a tool. */
 export interface Route {
