@@ -24,6 +24,7 @@ interface AppClient {
 export function tokenEndpoint(repos: Repos, clock: Clock) {
   const server = new OAuth2Server({
     accessTokenLifetime: CLIENT_CREDENTIALS_TTL,
+    allowExtendedTokenAttributes: true,
     requireClientAuthentication: { client_credentials: true },
     model: {
       async getClient(clientId: string, clientSecret: string) {
@@ -73,7 +74,14 @@ export function tokenEndpoint(repos: Repos, clock: Clock) {
           last_used_at: null,
           revoked_at: null,
         });
-        return { ...token, accessTokenExpiresAt: expiresAt, scope: SCOPE, client, user };
+        // The library derives expires_in from the wall clock (and floors it); state it exactly instead.
+        return {
+          accessToken: token.accessToken,
+          scope: SCOPE,
+          client,
+          user,
+          expires_in: CLIENT_CREDENTIALS_TTL,
+        };
       },
       async getAccessToken() {
         return false;

@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../server/config.ts';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).to.equal(8000);
+    expect(c.host).to.equal('127.0.0.1');
+    expect(c.publicUrl).to.equal('http://127.0.0.1:8000');
+    expect(c.databaseUrl).to.equal('sqlite:./data/portfolio.db');
+    expect(c.mcpWriteTools).to.equal(false);
+    expect(c.mcpAccessTokenTtl).to.equal(3600);
+    expect(c.redisUrl).to.equal(undefined);
+  });
+
+  it('reads "false" as false for boolean flags', () => {
+    expect(loadConfig({ MCP_WRITE_TOOLS: 'false' }).mcpWriteTools).to.equal(false);
+    expect(loadConfig({ MCP_WRITE_TOOLS: 'true' }).mcpWriteTools).to.equal(true);
+  });
+
+  it('stops with a message naming each bad variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /PORT/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).to.throw(ConfigError, /DATABASE_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).to.throw(ConfigError, /PUBLIC_URL/);
+    expect(() => loadConfig({ MCP_WRITE_TOOLS: 'maybe' })).to.throw(ConfigError, /MCP_WRITE_TOOLS/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
+  });
+
+  it('drops a trailing slash from PUBLIC_URL', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://pds.example.com/' }).publicUrl).to.equal(
+      'https://pds.example.com',
+    );
+  });
+});
