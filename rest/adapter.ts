@@ -6,6 +6,7 @@ import { InvalidInput } from '../tools/errors.ts';
 import { runTool } from '../tools/run.ts';
 import type { ListResult } from '../tools/schemas/page.ts';
 import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
+import { toCsv } from './csv.ts';
 
 /** `page`: the v1 envelope; `plain`: the tool result as is; `results`: only its `results` array (beta reads). */
 export type Envelope = 'page' | 'plain' | 'results';
@@ -105,14 +106,36 @@ export function envelope<T>(publicUrl: string, req: Request, result: ListResult<
   };
 }
 
+/** Lists answer CSV for `format=csv` or an Accept header that prefers text/csv. */
+function wantsCsv(req: Request): boolean {
+  const format = req.query.format;
+  if (format !== undefined) {
+    if (format === 'csv') return true;
+    if (format === 'json') return false;
+    throw InvalidInput.field('format', 'must be json or csv');
+  }
+  // A client that lists text/csv first wants CSV; browsers and JSON clients never do.
+  return req.get('Accept')?.split(',')[0]?.trim().toLowerCase().startsWith('text/csv') === true;
+}
+
 /** Runs a route's tool for one request and writes the response. */
 export async function serveRoute(route: Route, ctx: ToolContext, req: Request, res: Response): Promise<void> {
+  const csv = route.envelope === 'page' && wantsCsv(req);
   const { input, toQueryName } = coerceQuery(route, { ...(req.query as Record<string, unknown>) });
   for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
   if (route.body === 'merge') Object.assign(input, (req.body as Record<string, unknown> | undefined) ?? {});
   else if (route.body) input[route.body.field] = req.body;
   const result = await runTool(route.tool, ctx, input, toQueryName);
+  if (csv) {
+    const rows = (result as ListResult<Record<string, unknown>>).results;
+    res.status(200).type('text/csv; charset=utf-8').send(toCsv(rows));
+    return;
+  }
   const payload =
-    route.envelope === 'page' ? envelope(ctx.publicUrl, req, result as ListResult<unknown>) : result;
+    route.envelope === 'page'
+      ? envelope(ctx.publicUrl, req, result as ListResult<unknown>)
+      : route.envelope === 'results'
+        ? (result as { results: unknown[] }).results
+        : result;
   res.status(route.status ?? 200).json(payload);
 }

@@ -5,6 +5,7 @@ import { tokenEndpoint } from '../auth/token-endpoint.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
+import { docsRouter } from '../rest/docs.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
 import type { Clock, ToolContext } from '../tools/context.ts';
@@ -80,6 +81,8 @@ export function createApp(deps: AppDeps): express.Express {
       }
     }),
   );
+
+  app.use(docsRouter(() => config.publicUrl));
 
   const token = tokenEndpoint(repos, clock);
   app.post('/o/token/', express.urlencoded({ extended: false, limit: '16kb' }), wrap(token));
