@@ -40,6 +40,9 @@ export function tokensRepo(db: Knex) {
     async findByHash(hash: string): Promise<AccessTokenRow | undefined> {
       return db<AccessTokenRow>('access_tokens').where({ token_hash: hash }).first();
     },
+    async get(id: string): Promise<AccessTokenRow | undefined> {
+      return db<AccessTokenRow>('access_tokens').where({ id }).first();
+    },
     async listPersonal(userId: string): Promise<AccessTokenRow[]> {
       return db<AccessTokenRow>('access_tokens')
         .where({ user_id: userId, kind: 'personal' })
