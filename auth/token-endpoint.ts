@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { Clock } from '../tools/context.ts';
+import { type Limiter, RateLimited } from './rate-limit.ts';
 import { newToken, tokenHash, verifySecret } from './secrets.ts';
 
 export const CLIENT_CREDENTIALS_TTL = 3600;
@@ -21,7 +22,7 @@ interface AppClient {
 }
 
 /** The client-credentials grant of RFC 6749 §4.4 at /o/token/, over our applications and tokens. */
-export function tokenEndpoint(repos: Repos, clock: Clock) {
+export function tokenEndpoint(repos: Repos, clock: Clock, failures: Limiter) {
   const server = new OAuth2Server({
     accessTokenLifetime: CLIENT_CREDENTIALS_TTL,
     allowExtendedTokenAttributes: true,
@@ -98,18 +99,90 @@ export function tokenEndpoint(repos: Repos, clock: Clock) {
     });
     const response = new OAuthResponse({ headers: {} });
     res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
+    const keys = failureKeys(req);
     try {
+      for (const key of keys) await failures.check(key);
       await server.token(request, response);
       res.status(200).json(response.body);
     } catch (err) {
       if (err instanceof OAuthError) {
         const error = err.name === 'unauthorized_request' ? 'invalid_client' : err.name;
         const status = error === 'invalid_client' ? 401 : (err.code ?? 400);
+        if (error === 'invalid_client') for (const key of keys) await failures.fail(key);
         if (status === 401) res.set('WWW-Authenticate', 'Basic realm="token"');
         res.status(status).json({ error, error_description: err.message });
         return;
       }
+      if (err instanceof RateLimited) {
+        tooMany(res, err);
+        return;
+      }
       throw err;
     }
+  };
+}
+
+function tooMany(res: Response, err: RateLimited): void {
+  res.set('Retry-After', String(err.retryAfterSeconds));
+  res.status(429).json({ error: 'too_many_requests', error_description: err.message });
+}
+
+/** The client id of a Basic header or form body, if any. */
+function basicCredentials(req: Request): { id: string; secret: string } | undefined {
+  const header = req.get('Authorization');
+  if (header?.toLowerCase().startsWith('basic ')) {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon > 0) {
+      return {
+        id: decodeURIComponent(decoded.slice(0, colon)),
+        secret: decodeURIComponent(decoded.slice(colon + 1)),
+      };
+    }
+  }
+  const body = (req.body ?? {}) as Record<string, string>;
+  if (typeof body.client_id === 'string')
+    return { id: body.client_id, secret: String(body.client_secret ?? '') };
+  return undefined;
+}
+
+/** Failed attempts count per client id and per address. */
+function failureKeys(req: Request): string[] {
+  const id = basicCredentials(req)?.id;
+  return [`ip:${req.ip}`, ...(id ? [`client:${id}`] : [])];
+}
+
+/**
+ * Token revocation (RFC 7009) at /o/revoke_token/: an application authenticates with its credentials
+ * and revokes one of its own tokens. Unknown or foreign tokens are answered 200 as well.
+ */
+export function revocationEndpoint(repos: Repos, clock: Clock, failures: Limiter) {
+  return async function handle(req: Request, res: Response): Promise<void> {
+    res.set('Cache-Control', 'no-store');
+    const keys = failureKeys(req);
+    try {
+      for (const key of keys) await failures.check(key);
+    } catch (err) {
+      if (err instanceof RateLimited) return tooMany(res, err);
+      throw err;
+    }
+    const creds = basicCredentials(req);
+    const app = creds && (await repos.applications.findByClientId(creds.id));
+    if (!creds || !app || app.revoked_at || !(await verifySecret(creds.secret, app.client_secret_hash))) {
+      for (const key of keys) await failures.fail(key);
+      res.set('WWW-Authenticate', 'Basic realm="token"');
+      res.status(401).json({ error: 'invalid_client', error_description: 'client authentication failed' });
+      return;
+    }
+    const token = (req.body as Record<string, unknown> | undefined)?.token;
+    if (typeof token !== 'string' || token === '') {
+      res
+        .status(400)
+        .json({ error: 'invalid_request', error_description: 'the token parameter is required' });
+      return;
+    }
+    const row = await repos.tokens.findByHash(tokenHash(token));
+    if (row && row.application_id === app.id) await repos.tokens.revoke(row.id, clock.now().toISOString());
+    res.status(200).json({});
   };
 }

@@ -1,7 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { authenticate } from '../auth/principal.ts';
-import { tokenEndpoint } from '../auth/token-endpoint.ts';
+import { type Limits, RateLimited } from '../auth/rate-limit.ts';
+import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
@@ -19,6 +20,7 @@ export interface AppDeps {
   repos: Repos;
   clock: Clock;
   logger: Logger;
+  limits: Limits;
   /** Check every tool result against its output schema (on in tests, off in production). */
   validateOutput?: boolean;
 }
@@ -84,8 +86,34 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(docsRouter(() => config.publicUrl));
 
-  const token = tokenEndpoint(repos, clock);
-  app.post('/o/token/', express.urlencoded({ extended: false, limit: '16kb' }), wrap(token));
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  app.post('/o/token/', form, wrap(tokenEndpoint(repos, clock, deps.limits.failures)));
+  app.post('/o/revoke_token/', form, wrap(revocationEndpoint(repos, clock, deps.limits.failures)));
+
+  /** Counts the request against the principal's per-minute budget and reports it in headers. */
+  async function limit(principal: ToolContext['principal'], res: Response): Promise<void> {
+    const state = await deps.limits.requests.consume(principal.key).catch((err: unknown) => {
+      if (err instanceof RateLimited) {
+        res.setHeader('RateLimit-Limit', String(config.rateLimitPerMinute));
+        res.setHeader('RateLimit-Remaining', '0');
+        res.setHeader('RateLimit-Reset', String(err.retryAfterSeconds));
+      }
+      throw err;
+    });
+    res.setHeader('RateLimit-Limit', String(state.limit));
+    res.setHeader('RateLimit-Remaining', String(state.remaining));
+    res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+  }
+
+  /** Where a JSON body is expected, any other content type is a 415. */
+  function requireJson(req: Request, res: Response, next: NextFunction): void {
+    const hasBody = Number(req.get('Content-Length') ?? 0) > 0 || req.get('Transfer-Encoding') !== undefined;
+    if (hasBody && !req.is('application/json')) {
+      sendProblem(res, 415, 'unsupported_media_type', 'send the request body as application/json');
+      return;
+    }
+    next();
+  }
 
   function context(_req: Request, res: Response, principal: ToolContext['principal']): ToolContext {
     const requestId = res.locals.requestId as string;
@@ -99,13 +127,15 @@ export function createApp(deps: AppDeps): express.Express {
     };
   }
 
-  const json = express.json({ limit: '1mb' });
+  const parseJson = express.json({ limit: '1mb' });
+  const json = [requireJson, parseJson];
 
   app.post(
     '/mcp',
     json,
     wrap(async (req, res) => {
       const principal = await authenticate(repos, clock, req.get('Authorization'), 'mcp');
+      await limit(principal, res);
       await handleMcpRequest(
         context(req, res, principal),
         { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput },
@@ -130,6 +160,7 @@ export function createApp(deps: AppDeps): express.Express {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     const handler = wrap(async (req, res) => {
       const principal = await authenticate(repos, clock, req.get('Authorization'), 'rest');
+      await limit(principal, res);
       await serveRoute(route as Route, context(req, res, principal), req, res);
     });
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
@@ -156,6 +187,11 @@ export function createApp(deps: AppDeps): express.Express {
     if (err instanceof Unauthenticated) {
       res.setHeader('WWW-Authenticate', bearerChallenge(err));
       sendProblem(res, 401, err.code, err.message);
+      return;
+    }
+    if (err instanceof RateLimited) {
+      res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      sendProblem(res, 429, err.code, err.message);
       return;
     }
     if (err instanceof ToolError) {

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
+import { createLimits, type Limits } from '../auth/rate-limit.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
 import type { Clock } from '../tools/context.ts';
@@ -26,6 +27,7 @@ export interface StartOptions {
   validateOutput?: boolean;
   /** An open database to serve instead of opening config.databaseUrl. */
   db?: Knex;
+  limits?: Limits;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -33,7 +35,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const db = options.db ?? openDb(config.databaseUrl);
   await migrateLatest(db);
   const repos = createRepos(db);
+  const limits: Limits =
+    options.limits ??
+    createLimits({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl }, logger);
   const app = createApp({
+    limits,
     config,
     repos,
     clock: options.clock ?? systemClock,
@@ -61,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         const timer = setTimeout(() => server.closeAllConnections(), config.requestTimeoutMs).unref();
         await closed;
         clearTimeout(timer);
+        await limits.close();
         if (!options.db) await db.destroy();
       })();
       return closing;
