@@ -13,6 +13,7 @@ import type { Clock, ToolContext } from '../tools/context.ts';
 import { ToolError, Unauthenticated } from '../tools/errors.ts';
 import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
+import { mcpOriginGuard } from './mcp-origin.ts';
 import type { Logger } from './logger.ts';
 
 export interface AppDeps {
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): express.Express {
   const parseJson = express.json({ limit: '1mb' });
   const json = [requireJson, parseJson];
 
+  app.use('/mcp', mcpOriginGuard(config));
   app.post(
     '/mcp',
     json,

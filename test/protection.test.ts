@@ -82,7 +82,8 @@ describe('protection', () => {
 
     it('answers the 11th failed secret for one client id within a minute with 429, even with the right secret', async () => {
       const app = await createApp(fx.repos, fx.admin.user);
-      for (let i = 0; i < 10; i++) expect((await token(server.url, app.clientId, 'wrong')).status).to.equal(401);
+      for (let i = 0; i < 10; i++)
+        expect((await token(server.url, app.clientId, 'wrong')).status).to.equal(401);
       const blocked = await token(server.url, app.clientId, app.clientSecret);
       expect(blocked.status).to.equal(429);
       expect(blocked.body.error).to.equal('too_many_requests');
@@ -94,7 +95,9 @@ describe('protection', () => {
       try {
         const app = await createApp(fx.repos, fx.editor.user);
         const issued = await token(other.url, app.clientId, app.clientSecret);
-        expect((await api(other.url, '/v1/companies/', { token: issued.body.access_token })).status).to.equal(200);
+        expect((await api(other.url, '/v1/companies/', { token: issued.body.access_token })).status).to.equal(
+          200,
+        );
         const res = await fetch(`${other.url}/o/revoke_token/`, {
           method: 'POST',
           headers: {
@@ -205,13 +208,17 @@ describe('protection', () => {
         const app = await createApp(fx.repos, fx.viewer.user);
         const issued = await token(server.url, app.clientId, app.clientSecret);
         for (let i = 0; i < 5; i++) {
-          expect((await api(server.url, '/v1/companies/', { token: issued.body.access_token })).status).to.equal(200);
+          expect(
+            (await api(server.url, '/v1/companies/', { token: issued.body.access_token })).status,
+          ).to.equal(200);
         }
         redis.kill('SIGKILL');
         await once(redis, 'exit');
         const statuses: number[] = [];
         for (let i = 0; i < 35; i++) {
-          statuses.push((await api(server.url, '/v1/companies/', { token: issued.body.access_token })).status);
+          statuses.push(
+            (await api(server.url, '/v1/companies/', { token: issued.body.access_token })).status,
+          );
         }
         expect(statuses.filter((s) => s >= 500)).to.deep.equal([]);
         expect(statuses.slice(0, 25).every((s) => s === 200)).to.equal(true);
@@ -221,5 +228,64 @@ describe('protection', () => {
         await server.close();
       }
     });
+  });
+});
+
+describe('MCP transport guards', () => {
+  let t: TestDb;
+  let fx: Fixture;
+  let server: RunningServer;
+  before(async () => {
+    t = await sqliteTestDb();
+    fx = await buildFixture(t.db);
+    server = await startTestServer(t.db, { env: { MCP_ALLOWED_ORIGINS: 'https://claude.example' } });
+  });
+  after(async () => {
+    await server?.close();
+    await t?.drop();
+  });
+
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const headers = (extra: Record<string, string> = {}) => ({
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    Authorization: `Bearer ${fx.admin.pat}`,
+    ...extra,
+  });
+
+  it('refuses a foreign Origin with 403', async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: headers({ Origin: 'https://evil.example' }),
+      body: JSON.stringify(list),
+    });
+    expect(res.status).to.equal(403);
+  });
+
+  it('serves an allowed browser origin with CORS headers that expose WWW-Authenticate', async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: headers({ Origin: 'https://claude.example' }),
+      body: JSON.stringify(list),
+    });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('access-control-allow-origin')).to.equal('https://claude.example');
+    expect(res.headers.get('access-control-expose-headers')).to.contain('WWW-Authenticate');
+    const pre = await fetch(`${server.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://claude.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(pre.status).to.equal(204);
+    for (const h of ['Authorization', 'Content-Type', 'Mcp-Protocol-Version', 'Mcp-Session-Id']) {
+      expect(pre.headers.get('access-control-allow-headers')).to.contain(h);
+    }
+  });
+
+  it('answers GET and DELETE on /mcp with 405', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.url}/mcp`, { method, headers: headers() });
+      expect(res.status, method).to.equal(405);
+      expect(res.headers.get('allow')).to.equal('POST');
+    }
   });
 });
