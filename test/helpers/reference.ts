@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 
@@ -6,7 +7,8 @@ import formatsModule from 'ajv-formats';
 const addFormats = ((formatsModule as unknown as { default?: typeof formatsModule }).default ??
   formatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-const referenceDir = process.env.REFERENCE_DIR ?? '/work/shared/reference';
+// Copies of the public reference documents, kept with the tests so a fresh clone can run them.
+const referenceDir = fileURLToPath(new URL('../reference', import.meta.url));
 
 export type ReferenceDoc = 'main' | 'investment';
 
