@@ -1,5 +1,16 @@
+import { listBudgets } from '../tools/budgets/list-budgets.ts';
 import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
+import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
+import { getCompanyCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
+import { listDocuments } from '../tools/documents/list-documents.ts';
+import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
+import { listFunds } from '../tools/funds/list-funds.ts';
+import { listInformationReports } from '../tools/information/list-information-reports.ts';
+import { listInformationRequests } from '../tools/information/list-information-requests.ts';
+import { listCompanyNotes } from '../tools/notes/list-notes.ts';
+import { listUsers } from '../tools/users/list-users.ts';
+import { whoami } from '../tools/users/whoami.ts';
 import type { Route } from './adapter.ts';
 
 const paging = { page_size: 'per_page' };
@@ -19,6 +30,92 @@ export const routes: readonly Route[] = [
     path: '/v1/companies/:company_id/',
     tool: getCompany,
     summary: 'Get one company',
+    envelope: 'plain',
+  },
+  {
+    method: 'GET',
+    path: '/v1/budgets/',
+    tool: listBudgets,
+    summary: 'List budgets',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/documents/',
+    tool: listDocuments,
+    summary: 'List documents',
+    rename: { ...paging, from: 'from_date', to: 'to_date' },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/notes/',
+    tool: listCompanyNotes,
+    summary: 'List the notes on a company',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/custom-columns/',
+    tool: getCompanyCustomColumns,
+    summary: "List a company's custom column values",
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/custom-columns/options/',
+    tool: getCustomColumnOptions,
+    summary: 'List custom columns and their options',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/information-requests/',
+    tool: listInformationRequests,
+    summary: 'List information requests',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/information-reports/',
+    tool: listInformationReports,
+    summary: 'List information reports',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/funds/',
+    tool: listFunds,
+    summary: 'List funds',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/users/',
+    tool: listUsers,
+    summary: 'List users',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/whoami/',
+    tool: whoami,
+    summary: 'The calling user and their firm',
+    envelope: 'plain',
+  },
+  {
+    method: 'GET',
+    path: '/v1/firm-details/',
+    tool: getFirmDetails,
+    summary: "The caller's firm",
     envelope: 'plain',
   },
 ];

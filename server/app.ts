@@ -7,6 +7,7 @@ import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
 import { docsRouter } from '../rest/docs.ts';
+import { documentDownloadRoute } from '../rest/download.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
 import type { Clock, ToolContext } from '../tools/context.ts';
@@ -157,6 +158,7 @@ export function createApp(deps: AppDeps): express.Express {
     );
   });
 
+  app.use(documentDownloadRoute(deps));
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);

@@ -1,12 +1,42 @@
+import { listBudgets } from './budgets/list-budgets.ts';
 import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
+import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
+import { getCompanyCustomColumns, getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import type { AnyTool } from './define.ts';
+import { listDocuments } from './documents/list-documents.ts';
+import { getFirmDetails } from './firm/get-firm-details.ts';
+import { listFunds } from './funds/list-funds.ts';
+import { listInformationReports } from './information/list-information-reports.ts';
+import { listInformationRequests } from './information/list-information-requests.ts';
+import { listCompanyNotes, listNotes } from './notes/list-notes.ts';
+import { listUsers } from './users/list-users.ts';
+import { whoami } from './users/whoami.ts';
 
 /** Every tool, grouped by domain: the table of contents of the service. */
 export const registry: readonly AnyTool[] = [
   // Companies
   listCompanies,
   getCompany,
+  // Budgets
+  listBudgets,
+  // Documents
+  listDocuments,
+  // Notes
+  listNotes,
+  listCompanyNotes,
+  // Custom columns
+  getCustomColumns,
+  getCompanyCustomColumns,
+  getCustomColumnOptions,
+  // Information requests and reports
+  listInformationRequests,
+  listInformationReports,
+  // Firm, funds and users
+  listFunds,
+  listUsers,
+  whoami,
+  getFirmDetails,
 ] as unknown as AnyTool[];
 
 const byName = new Map(registry.map((t) => [t.name, t]));

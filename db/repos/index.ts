@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
+import { budgetsRepo } from './budgets.ts';
 import { companiesRepo } from './companies.ts';
+import { customColumnsRepo } from './custom-columns.ts';
+import { documentsRepo } from './documents.ts';
 import { firmsRepo } from './firms.ts';
+import { fundsRepo } from './funds.ts';
+import { informationRepo } from './information.ts';
+import { notesRepo } from './notes.ts';
 import { applicationsRepo, tokensRepo } from './tokens.ts';
 import { usersRepo } from './users.ts';
 
@@ -13,6 +19,12 @@ export function createRepos(db: Knex) {
     companies: companiesRepo(db),
     tokens: tokensRepo(db),
     applications: applicationsRepo(db),
+    budgets: budgetsRepo(db),
+    documents: documentsRepo(db),
+    notes: notesRepo(db),
+    funds: fundsRepo(db),
+    customColumns: customColumnsRepo(db),
+    information: informationRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

@@ -1,0 +1,74 @@
+import type { Knex } from 'knex';
+import type { Counted, Page, Scope } from '../types.ts';
+import { countAndPage, scoped } from './util.ts';
+
+export interface DocumentRow {
+  id: string;
+  firm_id: string;
+  company_id: string;
+  information_request_id: string | null;
+  file_id: string;
+  name: string;
+  parse_state: string;
+  parsed_at: string | null;
+  uploaded_at: string;
+  submitted_date: string;
+  source: string;
+}
+
+export interface DocumentFileRow {
+  id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  content: Buffer;
+}
+
+export interface DocumentFilter {
+  companyId?: string;
+  parseState?: string;
+  source?: string;
+  /** Inclusive lower bound on uploaded_at (a date or an instant). */
+  uploadedFrom?: string;
+  /** Exclusive upper bound on uploaded_at (a date or an instant). */
+  uploadedBefore?: string;
+}
+
+export function documentsRepo(db: Knex) {
+  return {
+    async list(scope: Scope, filter: DocumentFilter, page: Page): Promise<Counted<DocumentRow>> {
+      const base = scoped(db('documents'), scope, 'documents');
+      if (filter.companyId) base.where('documents.company_id', filter.companyId);
+      if (filter.parseState) base.where('documents.parse_state', filter.parseState);
+      if (filter.source) base.where('documents.source', filter.source);
+      // Instants are ISO text, so comparing with a bare date compares with that day's start.
+      if (filter.uploadedFrom) base.where('documents.uploaded_at', '>=', filter.uploadedFrom);
+      if (filter.uploadedBefore) base.where('documents.uploaded_at', '<', filter.uploadedBefore);
+      return countAndPage<DocumentRow>(base, page, (qb) =>
+        qb.orderBy([{ column: 'documents.uploaded_at', order: 'desc' }, { column: 'documents.id' }]),
+      );
+    },
+    /** The stored file of a visible document, with the name to download it under. */
+    async file(scope: Scope, documentId: string): Promise<DocumentFileRow | undefined> {
+      const row = (await scoped(db('documents'), scope, 'documents')
+        .join('document_files', 'document_files.id', 'documents.file_id')
+        .where('documents.id', documentId)
+        .first(
+          'document_files.id',
+          'document_files.filename',
+          'document_files.content_type',
+          'document_files.size',
+          'document_files.content',
+        )) as DocumentFileRow | undefined;
+      return row && { ...row, size: Number(row.size), content: Buffer.from(row.content) };
+    },
+    /** Stores a document and its file together. */
+    async create(document: DocumentRow, file: DocumentFileRow): Promise<void> {
+      await db.transaction(async (trx) => {
+        await trx('document_files').insert(file);
+        await trx('documents').insert({ ...document, file_id: file.id });
+      });
+    },
+  };
+}
+export type DocumentsRepo = ReturnType<typeof documentsRepo>;

@@ -1,0 +1,194 @@
+import type { Knex } from 'knex';
+import type { Counted, Page, Scope } from '../types.ts';
+import { bool, countAndPage, scoped, whereContains } from './util.ts';
+
+export interface InformationRequestRow {
+  id: string;
+  firm_id: string;
+  name: string;
+  due_date: string;
+  period_start_date: string;
+  period_end_date: string;
+  period: string;
+  status: string;
+  created_at: string;
+}
+
+/** A document or metric an information request asks for. */
+export interface RequestedItemRow {
+  id: string;
+  request_id: string;
+  name: string;
+  optional: boolean;
+  position: number;
+}
+
+export interface InformationReportRow {
+  id: string;
+  firm_id: string;
+  company_id: string;
+  information_request_id: string;
+  submitted_at: string | null;
+  status: string;
+  created_at: string;
+}
+
+export interface ReportDocumentRow {
+  id: string;
+  report_id: string;
+  requested_document: string;
+  status: string;
+  position: number;
+}
+
+export interface ReportMetricRow {
+  id: string;
+  report_id: string;
+  name: string;
+  date: string;
+  status: string;
+  time_period: string;
+  position: number;
+}
+
+export interface ReportStatusCount {
+  information_request_id: string;
+  status: string;
+  count: number;
+}
+
+function groupBy<T extends Record<K, string>, K extends keyof T>(rows: T[], key: K): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = out.get(row[key]) ?? [];
+    list.push(row);
+    out.set(row[key], list);
+  }
+  return out;
+}
+
+export function informationRepo(db: Knex) {
+  async function items<T extends { position: number }>(
+    table: string,
+    column: string,
+    ids: string[],
+  ): Promise<T[]> {
+    if (ids.length === 0) return [];
+    const rows = (await db(table)
+      .whereIn(column, [...new Set(ids)])
+      .orderBy([{ column }, { column: 'position' }, { column: 'id' }])) as T[];
+    return rows.map((r) => ({ ...r, position: Number(r.position) }));
+  }
+
+  return {
+    /** The firm's information requests, due date newest first. */
+    async listRequests(
+      firmId: string,
+      filter: { name?: string },
+      page: Page,
+    ): Promise<Counted<InformationRequestRow>> {
+      const base = db('information_requests').where('information_requests.firm_id', firmId);
+      if (filter.name) whereContains(base, 'information_requests.name', filter.name);
+      return countAndPage<InformationRequestRow>(base, page, (qb) =>
+        qb.orderBy([
+          { column: 'information_requests.due_date', order: 'desc' },
+          { column: 'information_requests.id' },
+        ]),
+      );
+    },
+    async getRequest(firmId: string, id: string): Promise<InformationRequestRow | undefined> {
+      return db<InformationRequestRow>('information_requests').where({ firm_id: firmId, id }).first();
+    },
+    /** What each request asks for, in the order it asks. */
+    async requestedItems(requestIds: string[]) {
+      const [documents, metrics] = await Promise.all([
+        items<RequestedItemRow>('information_request_documents', 'request_id', requestIds),
+        items<RequestedItemRow>('information_request_metrics', 'request_id', requestIds),
+      ]);
+      const withBool = (rows: RequestedItemRow[]) => rows.map((r) => ({ ...r, optional: bool(r.optional) }));
+      return {
+        documents: groupBy(withBool(documents), 'request_id'),
+        metrics: groupBy(withBool(metrics), 'request_id'),
+      };
+    },
+    /** How many visible reports of each request are in each status. */
+    async reportStatusCounts(scope: Scope, requestIds: string[]): Promise<ReportStatusCount[]> {
+      if (requestIds.length === 0) return [];
+      const rows = (await scoped(db('information_reports'), scope, 'information_reports')
+        .whereIn('information_reports.information_request_id', requestIds)
+        .groupBy('information_reports.information_request_id', 'information_reports.status')
+        .select('information_reports.information_request_id', 'information_reports.status')
+        .count({ count: '*' })) as {
+        information_request_id: string;
+        status: string;
+        count: number | string;
+      }[];
+      return rows.map((r) => ({ ...r, count: Number(r.count) }));
+    },
+    /** Visible reports, newest submission first and unsubmitted ones last. */
+    async listReports(
+      scope: Scope,
+      filter: { companyId?: string; requestId?: string },
+      page: Page,
+    ): Promise<Counted<InformationReportRow>> {
+      const base = scoped(db('information_reports'), scope, 'information_reports');
+      if (filter.companyId) base.where('information_reports.company_id', filter.companyId);
+      if (filter.requestId) base.where('information_reports.information_request_id', filter.requestId);
+      return countAndPage<InformationReportRow>(base, page, (qb) =>
+        qb
+          .orderByRaw('case when information_reports.submitted_at is null then 1 else 0 end')
+          .orderBy([
+            { column: 'information_reports.submitted_at', order: 'desc' },
+            { column: 'information_reports.id' },
+          ]),
+      );
+    },
+    /** The documents and metrics of each report, in the order they were requested. */
+    async reportItems(reportIds: string[]) {
+      const [documents, metrics] = await Promise.all([
+        items<ReportDocumentRow>('information_report_documents', 'report_id', reportIds),
+        items<ReportMetricRow>('information_report_metrics', 'report_id', reportIds),
+      ]);
+      return { documents: groupBy(documents, 'report_id'), metrics: groupBy(metrics, 'report_id') };
+    },
+    async createRequest(
+      request: InformationRequestRow,
+      documents: Omit<RequestedItemRow, 'request_id'>[] = [],
+      metrics: Omit<RequestedItemRow, 'request_id'>[] = [],
+    ): Promise<void> {
+      await db.transaction(async (trx) => {
+        await trx('information_requests').insert(request);
+        if (documents.length > 0) {
+          await trx('information_request_documents').insert(
+            documents.map((d) => ({ ...d, request_id: request.id })),
+          );
+        }
+        if (metrics.length > 0) {
+          await trx('information_request_metrics').insert(
+            metrics.map((m) => ({ ...m, request_id: request.id })),
+          );
+        }
+      });
+    },
+    async createReport(
+      report: InformationReportRow,
+      documents: Omit<ReportDocumentRow, 'report_id'>[] = [],
+      metrics: Omit<ReportMetricRow, 'report_id'>[] = [],
+    ): Promise<void> {
+      await db.transaction(async (trx) => {
+        await trx('information_reports').insert(report);
+        if (documents.length > 0) {
+          await trx('information_report_documents').insert(
+            documents.map((d) => ({ ...d, report_id: report.id })),
+          );
+        }
+        if (metrics.length > 0) {
+          await trx('information_report_metrics').insert(
+            metrics.map((m) => ({ ...m, report_id: report.id })),
+          );
+        }
+      });
+    },
+  };
+}
+export type InformationRepo = ReturnType<typeof informationRepo>;

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { Budget, toBudget } from '../schemas/budget.ts';
+import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+import { sortByField, sortDirection } from '../schemas/sort-by.ts';
+
+export const listBudgets = defineTool({
+  name: 'list_budgets',
+  title: 'List budgets',
+  description:
+    'Lists budgets (named planning scenarios of a company, each with a date, colour and description), ' +
+    'newest budget date first. Without company_id it lists the budgets of every company you can see. ' +
+    'Budget figures themselves are metrics: use get_company_metrics with include_budgets to read them.',
+  input: z.object({
+    ...pageFields,
+    ...companyRefFields('budgets'),
+    sort_by: sortByField,
+  }),
+  output: listOf(Budget),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const company = await resolveCompany(ctx, input);
+    const counted = await ctx.repos.budgets.list(
+      ctx.principal.scope,
+      { companyId: company?.id, createdAt: input.sort_by ? sortDirection(input.sort_by) : undefined },
+      toPage(input),
+    );
+    return pageResult(input, counted, toBudget);
+  },
+});

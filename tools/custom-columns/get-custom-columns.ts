@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { companyRefFields, requiringCompany, resolveCompany } from '../schemas/company-ref.ts';
+import { CustomColumnValue, toCustomColumnValue } from '../schemas/custom-column.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+export const getCustomColumns = defineTool({
+  name: 'get_custom_columns',
+  title: 'Get custom column values',
+  description:
+    "Returns companies' values of the firm's custom columns (firm-defined fields such as owner, stage or " +
+    'tags): text, a chosen option, or several chosen options. Ordered by company name, then column name. ' +
+    'Give company_id for one company; without it, every company you can see. To see which columns and ' +
+    'options exist use get_custom_column_options.',
+  input: z.object({
+    ...pageFields,
+    ...companyRefFields('custom column values'),
+  }),
+  output: listOf(CustomColumnValue),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const company = await resolveCompany(ctx, input);
+    const counted = await ctx.repos.customColumns.listValues(
+      ctx.principal.scope,
+      { companyId: company?.id },
+      toPage(input),
+    );
+    const options = await ctx.repos.customColumns.options(counted.rows.map((r) => r.column_id));
+    return pageResult(input, counted, (row) => toCustomColumnValue(row, options.get(row.column_id) ?? []));
+  },
+});
+
+/** GET /v1/custom-columns/: the same listing, where a company is required. */
+export const getCompanyCustomColumns = requiringCompany(getCustomColumns, 'get_company_custom_columns');

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { isoDateField, nextDay } from '../schemas/dates.ts';
+import { DOCUMENT_SOURCES, Document, PARSE_STATES, toDocument } from '../schemas/document.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+export const listDocuments = defineTool({
+  name: 'list_documents',
+  title: 'List documents',
+  description:
+    'Lists the documents uploaded for or received from portfolio companies (board decks, financial ' +
+    'statements, information-request answers), newest upload first, with their parse state and a ' +
+    'download link. Without company_id it covers every company you can see. Needs access to documents.',
+  input: z
+    .object({
+      ...pageFields,
+      company_id: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Only documents of this company id (from list_companies or search_companies).'),
+      parse_state: z.enum(PARSE_STATES).optional().describe('Only documents in this parse state.'),
+      from_date: isoDateField('Only documents uploaded on or after this date (UTC).'),
+      to_date: isoDateField('Only documents uploaded on or before this date (UTC).'),
+      source: z.enum(DOCUMENT_SOURCES).optional().describe('Only documents that came from this source.'),
+    })
+    .superRefine((input, issue) => {
+      if (input.from_date && input.to_date && input.from_date > input.to_date) {
+        issue.addIssue({ code: 'custom', path: ['from_date'], message: 'must not be after to_date' });
+      }
+    }),
+  output: listOf(Document),
+  annotations: readOnly,
+  permission: 'documents',
+  async handler(ctx, input) {
+    const scope = ctx.principal.scope;
+    if (input.company_id && !(await ctx.repos.companies.get(scope, input.company_id))) {
+      throw new NotFound(
+        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
+      );
+    }
+    const counted = await ctx.repos.documents.list(
+      scope,
+      {
+        companyId: input.company_id,
+        parseState: input.parse_state,
+        source: input.source,
+        uploadedFrom: input.from_date,
+        uploadedBefore: input.to_date && nextDay(input.to_date),
+      },
+      toPage(input),
+    );
+    return pageResult(input, counted, (row) => toDocument(ctx.publicUrl, row));
+  },
+});

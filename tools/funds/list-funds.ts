@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { Fund, toFund } from '../schemas/fund.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+export const listFunds = defineTool({
+  name: 'list_funds',
+  title: 'List funds',
+  description:
+    "Lists the firm's funds by name with size, vintage year and currency. Fund ids appear in a " +
+    "company's invested_fund_ids and filter get_securities.",
+  input: z.object({ ...pageFields }),
+  output: listOf(Fund),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const counted = await ctx.repos.funds.list(ctx.principal.firm.id, toPage(input));
+    return pageResult(input, counted, toFund);
+  },
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { companyRefFields, requiringCompany, resolveCompany } from '../schemas/company-ref.ts';
+import { Note, toNote } from '../schemas/note.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+import { sortByField, sortDirection } from '../schemas/sort-by.ts';
+
+export const listNotes = defineTool({
+  name: 'list_notes',
+  title: 'List notes',
+  description:
+    "Lists the firm's notes on portfolio companies (markdown text with author and time), newest first " +
+    'unless sort_by says otherwise. Give company_id for one company; without it, notes on every company ' +
+    'you can see. For counts, authors and the latest notes of one company use get_company_notes_summary.',
+  input: z.object({
+    ...pageFields,
+    ...companyRefFields('notes'),
+    sort_by: sortByField,
+  }),
+  output: listOf(Note),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const company = await resolveCompany(ctx, input);
+    const counted = await ctx.repos.notes.list(
+      ctx.principal.scope,
+      { companyId: company?.id, createdAt: input.sort_by ? sortDirection(input.sort_by) : undefined },
+      toPage(input),
+    );
+    return pageResult(input, counted, toNote);
+  },
+});
+
+/** GET /v1/notes/: the same listing, where a company is required. */
+export const listCompanyNotes = requiringCompany(listNotes, 'list_company_notes');

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { CompanyWithFunds } from '../../db/repos/companies.ts';
+import type { ToolContext } from '../context.ts';
+import type { Tool } from '../define.ts';
+import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
+
+export interface CompanyRef {
+  company_id?: string;
+  company_slug?: string;
+}
+
+/** The `company_id` parameter and the optional `company_slug` alternative REST needs. */
+export function companyRefFields(what: string) {
+  return {
+    company_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(`Only ${what} of this company id (from list_companies or search_companies).`),
+    company_slug: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(`Only ${what} of the company with this slug; an alternative to company_id.`),
+  };
+}
+
+function notFound(what: string): NotFound {
+  return new NotFound(`no company with ${what}; call list_companies or search_companies for valid ids`);
+}
+
+/**
+ * The visible company named by company_id and/or company_slug, or undefined when neither is given.
+ * A company of another firm, or outside the caller's access, is not found exactly like an unknown one.
+ */
+export async function resolveCompany(
+  ctx: ToolContext,
+  ref: CompanyRef,
+): Promise<CompanyWithFunds | undefined> {
+  const scope = ctx.principal.scope;
+  let byId: CompanyWithFunds | undefined;
+  if (ref.company_id) {
+    byId = await ctx.repos.companies.get(scope, ref.company_id);
+    if (!byId) throw notFound(`id ${ref.company_id}`);
+  }
+  if (!ref.company_slug) return byId;
+  const bySlug = await ctx.repos.companies.getBySlug(scope, ref.company_slug);
+  if (!bySlug) throw notFound(`slug ${ref.company_slug}`);
+  if (byId && byId.id !== bySlug.id) {
+    throw InvalidInput.field(
+      'company_slug',
+      `names a different company than company_id ${ref.company_id}; give only one of them`,
+    );
+  }
+  return bySlug;
+}
+
+/**
+ * The REST form of a list tool whose company parameter is optional over MCP but required on REST
+ * (the spec's notes and custom-columns listings). Not listed over MCP.
+ */
+export function requiringCompany<I extends z.ZodObject, O extends z.ZodType>(
+  tool: Tool<I, O>,
+  name: string,
+): Tool<I, O> {
+  return {
+    ...tool,
+    name,
+    mcp: false,
+    description: `${tool.description} This form requires company_id or company_slug.`,
+    async handler(ctx, input) {
+      const ref = input as CompanyRef;
+      if (!ref.company_id && !ref.company_slug) {
+        throw new MissingParameter('missing company_id: give company_id or company_slug', [
+          { field: 'company_id', message: 'is required (or give company_slug)' },
+        ]);
+      }
+      return tool.handler(ctx, input);
+    },
+  };
+}

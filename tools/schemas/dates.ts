@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/** A calendar date parameter, YYYY-MM-DD. */
+export function isoDateField(description: string) {
+  return z.iso.date().optional().describe(`${description} Format YYYY-MM-DD.`);
+}
+
+/** The day after a YYYY-MM-DD date, so an inclusive upper bound on a date can filter instants with `<`. */
+export function nextDay(date: string): string {
+  const d = new Date(`${date}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Today's date in UTC, YYYY-MM-DD. */
+export function utcDate(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
