@@ -1,7 +1,7 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { authenticate } from '../auth/principal.ts';
 import type { Repos } from '../db/repos/index.ts';
-import type { Clock } from '../tools/context.ts';
+import type { Clock, Principal } from '../tools/context.ts';
 import { NotFound, PermissionDenied } from '../tools/errors.ts';
 import { sendProblem } from './problem.ts';
 
@@ -17,11 +17,17 @@ export function attachmentHeader(filename: string): string {
  * GET /v1/documents/{id}/download/: the stored file of one document, for a caller who may see it and
  * has access to documents. Binary, so it is served here rather than through a tool.
  */
-export function documentDownloadRoute(deps: { repos: Repos; clock: Clock }): Router {
+export function documentDownloadRoute(deps: {
+  repos: Repos;
+  clock: Clock;
+  /** Counts the request against the caller's rate limit, as for every other REST route. */
+  limit?: (principal: Principal, res: Response) => Promise<void>;
+}): Router {
   const router = Router();
   router.get(DOCUMENT_DOWNLOAD_PATH, (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const principal = await authenticate(deps.repos, deps.clock, req.get('Authorization'), 'rest');
+      await deps.limit?.(principal, res);
       if (!principal.user.can_view_documents) {
         throw new PermissionDenied('your account does not have access to documents');
       }

@@ -158,7 +158,7 @@ export function createApp(deps: AppDeps): express.Express {
     );
   });
 
-  app.use(documentDownloadRoute(deps));
+  app.use(documentDownloadRoute({ ...deps, limit }));
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);

@@ -627,6 +627,8 @@ for (const dialect of dialects) {
           `attachment; filename="Board deck Q1.pdf"; filename*=UTF-8''Board%20deck%20Q1.pdf`,
         );
         expect(Buffer.from(await res.arrayBuffer()).equals(data.documents.deckBytes)).to.equal(true);
+        // Counted against the caller's rate limit like every other REST request.
+        expect(res.headers.get('ratelimit-remaining')).to.match(/^\d+$/);
       });
 
       it('keeps quotes out of the plain filename', async () => {
