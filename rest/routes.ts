@@ -8,6 +8,8 @@ import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { listFunds } from '../tools/funds/list-funds.ts';
 import { listInformationReports } from '../tools/information/list-information-reports.ts';
 import { listInformationRequests } from '../tools/information/list-information-requests.ts';
+import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
+import { listMetrics } from '../tools/metrics/list-metrics.ts';
 import { listCompanyNotes } from '../tools/notes/list-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
@@ -31,6 +33,22 @@ export const routes: readonly Route[] = [
     tool: getCompany,
     summary: 'Get one company',
     envelope: 'plain',
+  },
+  {
+    method: 'GET',
+    path: '/v1/metrics/',
+    tool: listMetrics,
+    summary: 'List the metrics of a company',
+    rename: { ...paging },
+    envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/metrics/options/',
+    tool: getMetricsOptions,
+    summary: 'List metric categories and custom metrics',
+    rename: { ...paging },
+    envelope: 'page',
   },
   {
     method: 'GET',

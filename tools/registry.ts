@@ -9,6 +9,10 @@ import { getFirmDetails } from './firm/get-firm-details.ts';
 import { listFunds } from './funds/list-funds.ts';
 import { listInformationReports } from './information/list-information-reports.ts';
 import { listInformationRequests } from './information/list-information-requests.ts';
+import { getCompanyMetrics } from './metrics/get-company-metrics.ts';
+import { getCompanyRecentMetrics } from './metrics/get-company-recent-metrics.ts';
+import { getMetricsOptions } from './metrics/get-metrics-options.ts';
+import { listMetrics } from './metrics/list-metrics.ts';
 import { listCompanyNotes, listNotes } from './notes/list-notes.ts';
 import { listUsers } from './users/list-users.ts';
 import { whoami } from './users/whoami.ts';
@@ -18,6 +22,11 @@ export const registry: readonly AnyTool[] = [
   // Companies
   listCompanies,
   getCompany,
+  // Metrics
+  getCompanyMetrics,
+  getCompanyRecentMetrics,
+  getMetricsOptions,
+  listMetrics,
   // Budgets
   listBudgets,
   // Documents

@@ -6,6 +6,7 @@ import { documentsRepo } from './documents.ts';
 import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
 import { informationRepo } from './information.ts';
+import { metricsRepo } from './metrics.ts';
 import { notesRepo } from './notes.ts';
 import { applicationsRepo, tokensRepo } from './tokens.ts';
 import { usersRepo } from './users.ts';
@@ -19,6 +20,7 @@ export function createRepos(db: Knex) {
     companies: companiesRepo(db),
     tokens: tokensRepo(db),
     applications: applicationsRepo(db),
+    metrics: metricsRepo(db),
     budgets: budgetsRepo(db),
     documents: documentsRepo(db),
     notes: notesRepo(db),

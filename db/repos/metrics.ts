@@ -1,0 +1,324 @@
+import type { Knex } from 'knex';
+import { isPostgres } from '../knex.ts';
+import type { Counted, Page, Scope } from '../types.ts';
+import { bool, countAndPage, type QB, scoped, whereContains } from './util.ts';
+
+/** A standard category (firm_id null) or one firm's custom metric. */
+export interface CategoryRow {
+  id: string;
+  firm_id: string | null;
+  name: string;
+  is_standard: boolean;
+  category_type: string;
+  is_point_in_time: boolean;
+  is_archived: boolean;
+  is_multiple: boolean;
+  /** Choices of a select metric, in order; empty for every other kind. */
+  choices: string[];
+  created_at: string;
+}
+
+export interface CategoryFilter {
+  name?: string;
+  id?: string;
+  isStandard?: boolean;
+  isPointInTime?: boolean;
+  isArchived?: boolean;
+}
+
+/** One metric datum with the category it belongs to. */
+export interface DatumRow {
+  id: string;
+  firm_id: string;
+  company_id: string;
+  category_id: string;
+  cadence: string;
+  date: string;
+  value: string;
+  currency: string | null;
+  budget_id: string | null;
+  detailed_source: string;
+  archived: boolean;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+  category_name: string;
+  category_type: string;
+  is_standard: boolean;
+}
+
+/** A datum with the rate of its currency into the firm's preferred currency on its date, if one is known. */
+export interface DatumWithRate extends DatumRow {
+  /** Exact decimal text; `1` when the datum is already in the preferred currency; null when unknown. */
+  fx_rate: string | null;
+}
+
+export interface DatumFilter {
+  /** Always given: a company's metrics are read through the company indexes. */
+  companyIds: string[];
+  /** Only these categories; undefined for all. */
+  categoryIds?: string[];
+  /** Inclusive `YYYY-MM-DD` bounds on the datum date. */
+  from?: string;
+  to?: string;
+  /** Only this budget's metrics. */
+  budgetId?: string;
+  /** Budget metrics are left out unless asked for. */
+  includeBudgets?: boolean;
+  includeDeleted?: boolean;
+  /** Archived metrics are included unless this is false. */
+  includeArchived?: boolean;
+  cadence?: string;
+  /** Inclusive ISO 8601 UTC bounds on updated_at (the stored form, `…T…Z` with milliseconds). */
+  updatedFrom?: string;
+  updatedTo?: string;
+}
+
+/** `date`: date, category name, id; `created_asc`/`created_desc`: by created_at, then id. */
+export type DatumOrder = 'date' | 'created_asc' | 'created_desc';
+
+export interface CommentRow {
+  id: string;
+  datum_id: string;
+  content: string;
+  updated_by: string;
+  updated_at: string;
+  seq: number;
+}
+
+const datumColumns = [
+  'metric_data.id',
+  'metric_data.firm_id',
+  'metric_data.company_id',
+  'metric_data.category_id',
+  'metric_data.cadence',
+  'metric_data.date',
+  'metric_data.value',
+  'metric_data.currency',
+  'metric_data.budget_id',
+  'metric_data.detailed_source',
+  'metric_data.archived',
+  'metric_data.deleted_at',
+  'metric_data.created_at',
+  'metric_data.updated_at',
+  'metric_categories.name as category_name',
+  'metric_categories.category_type',
+  'metric_categories.is_standard',
+];
+
+type RawDatum = Omit<DatumRow, 'archived' | 'is_standard'> & { archived: unknown; is_standard: unknown };
+type RawCategory = Omit<
+  CategoryRow,
+  'is_standard' | 'is_point_in_time' | 'is_archived' | 'is_multiple' | 'choices'
+> & {
+  is_standard: unknown;
+  is_point_in_time: unknown;
+  is_archived: unknown;
+  is_multiple: unknown;
+  choices: string | null;
+};
+
+function toDatumRow(raw: RawDatum): DatumRow {
+  return { ...raw, archived: bool(raw.archived), is_standard: bool(raw.is_standard) };
+}
+
+function parseChoices(text: string | null): string[] {
+  if (!text) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+function toCategoryRow(raw: RawCategory): CategoryRow {
+  return {
+    ...raw,
+    is_standard: bool(raw.is_standard),
+    is_point_in_time: bool(raw.is_point_in_time),
+    is_archived: bool(raw.is_archived),
+    is_multiple: bool(raw.is_multiple),
+    choices: parseChoices(raw.choices),
+  };
+}
+
+export function metricsRepo(db: Knex) {
+  /** Names case-insensitively in code-point order on both databases (a PostgreSQL locale would reorder them). */
+  function byName(column: string): string {
+    return isPostgres(db)
+      ? `lower(${column}) collate "C", ${column} collate "C"`
+      : `lower(${column}), ${column}`;
+  }
+
+  /** The standard categories and the firm's own custom metrics. */
+  function visibleCategories(firmId: string): QB {
+    return db('metric_categories').where((w) => w.whereNull('firm_id').orWhere('firm_id', firmId));
+  }
+
+  function filtered(scope: Scope, filter: DatumFilter): QB {
+    // company_id first: every filter below narrows one company's slice of the company indexes.
+    const qb = db('metric_data').whereIn('metric_data.company_id', filter.companyIds);
+    scoped(qb, scope, 'metric_data');
+    if (filter.categoryIds) qb.whereIn('metric_data.category_id', filter.categoryIds);
+    if (filter.from) qb.where('metric_data.date', '>=', filter.from);
+    if (filter.to) qb.where('metric_data.date', '<=', filter.to);
+    if (filter.budgetId) qb.where('metric_data.budget_id', filter.budgetId);
+    else if (!filter.includeBudgets) qb.whereNull('metric_data.budget_id');
+    if (!filter.includeDeleted) qb.whereNull('metric_data.deleted_at');
+    if (filter.includeArchived === false) qb.where('metric_data.archived', false);
+    if (filter.cadence) qb.where('metric_data.cadence', filter.cadence);
+    if (filter.updatedFrom) qb.where('metric_data.updated_at', '>=', filter.updatedFrom);
+    if (filter.updatedTo) qb.where('metric_data.updated_at', '<=', filter.updatedTo);
+    return qb;
+  }
+
+  function withCategory(qb: QB): QB {
+    return qb
+      .join('metric_categories', 'metric_categories.id', 'metric_data.category_id')
+      .select(datumColumns);
+  }
+
+  function ordered(qb: QB, order: DatumOrder): QB {
+    if (order === 'created_asc') {
+      return qb.orderBy([
+        { column: 'metric_data.created_at', order: 'asc' },
+        { column: 'metric_data.id', order: 'asc' },
+      ]);
+    }
+    if (order === 'created_desc') {
+      return qb.orderBy([
+        { column: 'metric_data.created_at', order: 'desc' },
+        { column: 'metric_data.id', order: 'desc' },
+      ]);
+    }
+    return qb
+      .orderBy('metric_data.date', 'asc')
+      .orderByRaw(byName('metric_categories.name'))
+      .orderBy('metric_data.id', 'asc');
+  }
+
+  /**
+   * The rate of each row's currency into `preferred` on the row's date: the latest rate on or before
+   * it. One query for the whole page: one indexed probe per distinct (currency, date) pair.
+   */
+  async function withRates(firmId: string, preferred: string, rows: DatumRow[]): Promise<DatumWithRate[]> {
+    const pairs = new Map<string, { currency: string; date: string }>();
+    for (const r of rows) {
+      if (r.currency && r.currency !== preferred)
+        pairs.set(`${r.currency}|${r.date}`, { currency: r.currency, date: r.date });
+    }
+    const rates = new Map<string, string>();
+    const wanted = [...pairs.values()];
+    if (wanted.length > 0) {
+      // Each probe sits in a FROM subquery: SQLite allows ORDER BY/LIMIT in a compound member only there.
+      const probes = wanted.map((p, k) =>
+        db.select('*').from(
+          db('fx_rates')
+            // k is our own loop index, never input: it ties each answer back to its probe.
+            .select(db.raw(`${k} as k`), 'rate')
+            .where({ firm_id: firmId, from_currency: p.currency, to_currency: preferred })
+            .where('date', '<=', p.date)
+            .orderBy('date', 'desc')
+            .limit(1)
+            .as(`p${k}`),
+        ),
+      );
+      const [first, ...rest] = probes;
+      const found = (await (rest.length > 0 ? first!.unionAll(rest) : first!)) as {
+        k: number | string;
+        rate: string;
+      }[];
+      for (const f of found) {
+        const p = wanted[Number(f.k)]!;
+        rates.set(`${p.currency}|${p.date}`, f.rate);
+      }
+    }
+    return rows.map((r) => ({
+      ...r,
+      fx_rate: !r.currency
+        ? null
+        : r.currency === preferred
+          ? '1'
+          : (rates.get(`${r.currency}|${r.date}`) ?? null),
+    }));
+  }
+
+  return {
+    /** Every category the firm can use: the standard ones and its custom metrics. */
+    async categories(firmId: string): Promise<CategoryRow[]> {
+      const rows = (await visibleCategories(firmId).orderBy([
+        { column: 'name' },
+        { column: 'id' },
+      ])) as RawCategory[];
+      return rows.map(toCategoryRow);
+    },
+
+    /** Metric options: standard categories first, then the firm's custom metrics, each by name. */
+    async listCategories(firmId: string, filter: CategoryFilter, page: Page): Promise<Counted<CategoryRow>> {
+      const base = visibleCategories(firmId);
+      if (filter.name) whereContains(base, 'name', filter.name);
+      if (filter.id) base.where('id', filter.id);
+      if (filter.isStandard !== undefined) base.where('is_standard', filter.isStandard);
+      if (filter.isPointInTime !== undefined) base.where('is_point_in_time', filter.isPointInTime);
+      if (filter.isArchived !== undefined) base.where('is_archived', filter.isArchived);
+      const result = await countAndPage<RawCategory>(base, page, (qb) =>
+        qb.orderBy('is_standard', 'desc').orderByRaw(byName('name')).orderBy('id', 'asc'),
+      );
+      return { count: result.count, rows: result.rows.map(toCategoryRow) };
+    },
+
+    /** One page of a company's (or a few companies') metrics, each with its FX rate. */
+    async list(
+      scope: Scope,
+      filter: DatumFilter,
+      order: DatumOrder,
+      page: Page,
+      preferredCurrency: string,
+    ): Promise<Counted<DatumWithRate>> {
+      const result = await countAndPage<RawDatum>(
+        filtered(scope, filter),
+        page,
+        (qb) => ordered(qb, order),
+        withCategory,
+      );
+      const rows = result.rows.map(toDatumRow);
+      return { count: result.count, rows: await withRates(scope.firmId, preferredCurrency, rows) };
+    },
+
+    /** The latest `limit` data points by date (ties: the latest created first). */
+    async recent(
+      scope: Scope,
+      filter: DatumFilter,
+      limit: number,
+      preferredCurrency: string,
+    ): Promise<DatumWithRate[]> {
+      const raw = (await withCategory(filtered(scope, filter))
+        .orderBy([
+          { column: 'metric_data.date', order: 'desc' },
+          { column: 'metric_data.created_at', order: 'desc' },
+          { column: 'metric_data.id', order: 'desc' },
+        ])
+        .limit(limit)) as RawDatum[];
+      return withRates(scope.firmId, preferredCurrency, raw.map(toDatumRow));
+    },
+
+    /** One datum the caller can see (deleted ones included), or undefined. */
+    async get(scope: Scope, id: string, preferredCurrency: string): Promise<DatumWithRate | undefined> {
+      const raw = (await withCategory(scoped(db('metric_data'), scope, 'metric_data'))
+        .where('metric_data.id', id)
+        .first()) as RawDatum | undefined;
+      if (!raw) return undefined;
+      return (await withRates(scope.firmId, preferredCurrency, [toDatumRow(raw)]))[0];
+    },
+
+    /** The comments of these data, oldest first. */
+    async comments(datumIds: string[]): Promise<CommentRow[]> {
+      if (datumIds.length === 0) return [];
+      return (await db('metric_comments')
+        .whereIn('datum_id', datumIds)
+        .orderBy([{ column: 'datum_id' }, { column: 'seq' }, { column: 'id' }])) as CommentRow[];
+    },
+  };
+}
+export type MetricsRepo = ReturnType<typeof metricsRepo>;

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ALL_CADENCES } from '../../db/categories.ts';
+import { defineTool, readOnly } from '../define.ts';
+import { InvalidInput } from '../errors.ts';
+import { isoDateField } from '../schemas/dates.ts';
+import { Datum, toDatum } from '../schemas/datum.ts';
+import { listOf, MAX_PER_PAGE, pageFields, pageResult, toPage } from '../schemas/page.ts';
+import { CategoryIndex, checkCadenceFits, visibleCompanyIds } from './filters.ts';
+
+export const getCompanyMetrics = defineTool({
+  name: 'get_company_metrics',
+  title: 'Get company metrics',
+  description:
+    'Returns the metric data points (financial and operating metrics such as revenue, ARR, cash in bank, ' +
+    'headcount, and custom metrics) of one or more companies, oldest date first, 100 per page, each with ' +
+    "its value converted into the firm's preferred currency. Filter by date range, one category and " +
+    'cadence. For only the latest values use get_company_recent_metrics; for valid category names use ' +
+    'get_metrics_options; for company ids use list_companies or search_companies.',
+  input: z.object({
+    company_ids: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(MAX_PER_PAGE)
+      .describe('Company ids (from list_companies or search_companies); at least one.'),
+    from_date: isoDateField('Only data dated on or after this date (inclusive).'),
+    to_date: isoDateField('Only data dated on or before this date (inclusive).'),
+    category: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'One category: a standard name such as revenue or cash_in_bank, custom for every custom metric, ' +
+          'or a custom metric display name (see get_metrics_options).',
+      ),
+    cadence: z
+      .enum(ALL_CADENCES)
+      .optional()
+      .describe(
+        'point_in_time for stocks (cash, ARR, headcount); month, quarter or year for flows (revenue, burn).',
+      ),
+    include_budgets: z
+      .boolean()
+      .default(false)
+      .describe('True adds budget metrics to the actuals. Default false.'),
+    page: pageFields.page,
+  }),
+  output: listOf(Datum),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    if (input.from_date && input.to_date && input.from_date > input.to_date) {
+      throw InvalidInput.field('from_date', `must not be after to_date (${input.to_date})`);
+    }
+    const companyIds = await visibleCompanyIds(ctx, input.company_ids);
+    const categories = await CategoryIndex.load(ctx);
+    const selection = categories.selectCategories(input.category ? [input.category] : undefined, 'category');
+    checkCadenceFits(input.cadence, selection.named, 'cadence');
+    const paging = { page: input.page, per_page: MAX_PER_PAGE };
+    const preferred = ctx.principal.firm.preferred_currency;
+    const counted = await ctx.repos.metrics.list(
+      ctx.principal.scope,
+      {
+        companyIds,
+        categoryIds: selection.ids,
+        from: input.from_date,
+        to: input.to_date,
+        includeBudgets: input.include_budgets,
+        cadence: input.cadence,
+      },
+      'date',
+      toPage(paging),
+      preferred,
+    );
+    return pageResult(paging, counted, (row) => toDatum(row, preferred));
+  },
+});

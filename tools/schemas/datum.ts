@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { CUSTOM_CATEGORY } from '../../db/categories.ts';
+import { isDecimal, multiplyDecimal, scaleOf } from '../../db/decimal.ts';
+import type { DatumWithRate } from '../../db/repos/metrics.ts';
+
+/** Decimal places kept in a converted value: finer than any currency's minor unit. */
+const CONVERTED_SCALE = 6;
+
+export const Datum = z.object({
+  id: z.string().describe('Datum identifier.'),
+  company_id: z.string(),
+  category: z
+    .string()
+    .describe('Standard category name (for example revenue), or custom for a custom metric.'),
+  category_id: z.string(),
+  category_type: z
+    .string()
+    .describe(
+      'Value kind: currency, percentage (a fraction, 0.25 = 25 %), number, multiple, months, text, select.',
+    ),
+  custom_metric: z
+    .string()
+    .nullable()
+    .describe('Display name of the custom metric; null for standard categories.'),
+  cadence: z.string().describe('point_in_time, or the period a flow covers: month, quarter, year.'),
+  date: z.string().describe('Date the value is for, YYYY-MM-DD (the period end for flows).'),
+  value: z.string().describe('The value as an exact decimal string (or text for text and select metrics).'),
+  currency: z.string().nullable().describe('Currency of value; null for values that are not money.'),
+  converted_value: z
+    .string()
+    .nullable()
+    .describe(
+      "value in the firm's preferred currency; null when no rate is known or the value is not money.",
+    ),
+  preferred_currency: z.string().describe("The firm's preferred currency."),
+  fx_rate: z
+    .number()
+    .nullable()
+    .describe('Rate used: the latest on or before date; 1 in the preferred currency; null when unknown.'),
+  budget_id: z.string().nullable().describe('Budget of a budget metric; null for actuals.'),
+  is_budget_metric: z.boolean(),
+  detailed_source: z.string(),
+  archived: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: z.string().nullable().describe('When the datum was deleted; null unless deleted.'),
+});
+export type Datum = z.infer<typeof Datum>;
+
+export function toDatum(row: DatumWithRate, preferredCurrency: string): Datum {
+  const convertible = row.fx_rate !== null && isDecimal(row.value);
+  let converted: string | null = null;
+  if (convertible) {
+    converted =
+      row.fx_rate === '1'
+        ? row.value
+        : multiplyDecimal(
+            row.value,
+            row.fx_rate!,
+            CONVERTED_SCALE,
+            Math.min(scaleOf(row.value), CONVERTED_SCALE),
+          );
+  }
+  return {
+    id: row.id,
+    company_id: row.company_id,
+    category: row.is_standard ? row.category_name : CUSTOM_CATEGORY,
+    category_id: row.category_id,
+    category_type: row.category_type,
+    custom_metric: row.is_standard ? null : row.category_name,
+    cadence: row.cadence,
+    date: row.date,
+    value: row.value,
+    currency: row.currency,
+    converted_value: converted,
+    preferred_currency: preferredCurrency,
+    fx_rate: convertible ? Number(row.fx_rate) : null,
+    budget_id: row.budget_id,
+    is_budget_metric: row.budget_id !== null,
+    detailed_source: row.detailed_source,
+    archived: row.archived,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    deleted_at: row.deleted_at,
+  };
+}
