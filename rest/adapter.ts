@@ -7,6 +7,7 @@ import { runTool } from '../tools/run.ts';
 import type { ListResult } from '../tools/schemas/page.ts';
 import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
 import { toCsv } from './csv.ts';
+import { type RouteResponse, serveIdempotent } from './idempotency.ts';
 
 /** `page`: the v1 envelope; `plain`: the tool result as is; `results`: only its `results` array (beta reads). */
 export type Envelope = 'page' | 'plain' | 'results';
@@ -120,22 +121,42 @@ function wantsCsv(req: Request): boolean {
 
 /** Runs a route's tool for one request and writes the response. */
 export async function serveRoute(route: Route, ctx: ToolContext, req: Request, res: Response): Promise<void> {
+  if (route.method !== 'GET') {
+    await serveIdempotent(ctx, req, res, () => writeResponse(route, ctx, req));
+    return;
+  }
   const csv = route.envelope === 'page' && wantsCsv(req);
-  const { input, toQueryName } = coerceQuery(route, { ...(req.query as Record<string, unknown>) });
-  for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
-  if (route.body === 'merge') Object.assign(input, (req.body as Record<string, unknown> | undefined) ?? {});
-  else if (route.body) input[route.body.field] = req.body;
+  const { input, toQueryName } = routeInput(route, req);
   const result = await runTool(route.tool, ctx, input, toQueryName);
   if (csv) {
     const rows = (result as ListResult<Record<string, unknown>>).results;
     res.status(200).type('text/csv; charset=utf-8').send(toCsv(rows));
     return;
   }
-  const payload =
-    route.envelope === 'page'
-      ? envelope(ctx.publicUrl, req, result as ListResult<unknown>)
-      : route.envelope === 'results'
-        ? (result as { results: unknown[] }).results
-        : result;
-  res.status(route.status ?? 200).json(payload);
+  res.status(route.status ?? 200).json(payload(route, ctx, req, result));
+}
+
+/** The tool input of one request: the query, then the body, then the path parameters (which win). */
+function routeInput(route: Route, req: Request) {
+  const { input, toQueryName } = coerceQuery(route, { ...(req.query as Record<string, unknown>) });
+  if (route.body === 'merge') Object.assign(input, (req.body as Record<string, unknown> | undefined) ?? {});
+  else if (route.body) input[route.body.field] = req.body;
+  for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
+  return { input, toQueryName };
+}
+
+/** A tool result in the route's envelope. */
+function payload(route: Route, ctx: ToolContext, req: Request, result: unknown): unknown {
+  return route.envelope === 'page'
+    ? envelope(ctx.publicUrl, req, result as ListResult<unknown>)
+    : route.envelope === 'results'
+      ? (result as { results: unknown[] }).results
+      : result;
+}
+
+/** Non-GET routes: the response is computed first, so rest/idempotency.ts can store and replay it. */
+async function writeResponse(route: Route, ctx: ToolContext, req: Request): Promise<RouteResponse> {
+  const { input, toQueryName } = routeInput(route, req);
+  const result = await runTool(route.tool, ctx, input, toQueryName);
+  return { status: route.status ?? 200, body: payload(route, ctx, req, result) };
 }

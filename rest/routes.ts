@@ -10,6 +10,7 @@ import { listInformationReports } from '../tools/information/list-information-re
 import { listInformationRequests } from '../tools/information/list-information-requests.ts';
 import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
 import { listMetrics } from '../tools/metrics/list-metrics.ts';
+import { updateMetric } from '../tools/metrics/update-metric.ts';
 import { listCompanyNotes } from '../tools/notes/list-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
@@ -49,6 +50,14 @@ export const routes: readonly Route[] = [
     summary: 'List metric categories and custom metrics',
     rename: { ...paging },
     envelope: 'page',
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/metrics/:datum_id/',
+    tool: updateMetric,
+    summary: 'Change the value, currency or comments of one metric datum',
+    body: 'merge',
+    envelope: 'plain',
   },
   {
     method: 'GET',

@@ -13,6 +13,7 @@ import { getCompanyMetrics } from './metrics/get-company-metrics.ts';
 import { getCompanyRecentMetrics } from './metrics/get-company-recent-metrics.ts';
 import { getMetricsOptions } from './metrics/get-metrics-options.ts';
 import { listMetrics } from './metrics/list-metrics.ts';
+import { updateMetric } from './metrics/update-metric.ts';
 import { listCompanyNotes, listNotes } from './notes/list-notes.ts';
 import { listUsers } from './users/list-users.ts';
 import { whoami } from './users/whoami.ts';
@@ -27,6 +28,7 @@ export const registry: readonly AnyTool[] = [
   getCompanyRecentMetrics,
   getMetricsOptions,
   listMetrics,
+  updateMetric,
   // Budgets
   listBudgets,
   // Documents

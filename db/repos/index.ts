@@ -5,7 +5,9 @@ import { customColumnsRepo } from './custom-columns.ts';
 import { documentsRepo } from './documents.ts';
 import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
+import { idempotencyRepo } from './idempotency.ts';
 import { informationRepo } from './information.ts';
+import { metricWritesRepo } from './metric-writes.ts';
 import { metricsRepo } from './metrics.ts';
 import { notesRepo } from './notes.ts';
 import { applicationsRepo, tokensRepo } from './tokens.ts';
@@ -21,6 +23,8 @@ export function createRepos(db: Knex) {
     tokens: tokensRepo(db),
     applications: applicationsRepo(db),
     metrics: metricsRepo(db),
+    metricWrites: metricWritesRepo(db),
+    idempotency: idempotencyRepo(db),
     budgets: budgetsRepo(db),
     documents: documentsRepo(db),
     notes: notesRepo(db),

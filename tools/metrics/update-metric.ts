@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { isNumericKind } from '../../db/categories.ts';
+import { isDecimal } from '../../db/decimal.ts';
+import type { DatumTarget } from '../../db/repos/metric-writes.ts';
+import type { User } from '../../db/types.ts';
+import { defineTool } from '../define.ts';
+import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
+import { CurrencyCode } from '../schemas/currency.ts';
+
+const Comment = z.object({
+  content: z.string().describe('The comment text.'),
+  updated_by: z.string().describe('Full name (or e-mail address) of the user who added the comment.'),
+  updated_at: z.string().describe('When the comment was added, ISO 8601 UTC.'),
+});
+
+export const MetricUpdateResult = z.object({
+  id: z.string().describe('Datum identifier.'),
+  value: z.string().describe('The value after the update.'),
+  currency: z
+    .string()
+    .nullable()
+    .describe('Currency of value after the update; null for values that are not money.'),
+  comments: z.array(Comment).describe('Every comment of the datum, oldest first.'),
+});
+
+/** `updated_by` of a comment: the caller's full name, or the e-mail address when no name is set. */
+export function displayName(user: User): string {
+  return `${user.first_name} ${user.last_name}`.trim() || user.email;
+}
+
+function notFound(id: string): NotFound {
+  return new NotFound(
+    `no metric datum with id ${id}; list_metrics (GET /v1/metrics/) or get_company_metrics lists valid ids`,
+  );
+}
+
+/** The value must suit the datum's category: a decimal for numeric kinds, one of the choices for select. */
+function checkValue(value: string, datum: DatumTarget): void {
+  if (datum.category_type === 'select') {
+    if (!datum.choices.includes(value)) {
+      throw InvalidInput.field(
+        'value',
+        `must be one of the choices of ${datum.category_name}: ${datum.choices.map((c) => JSON.stringify(c)).join(', ')}`,
+      );
+    }
+    return;
+  }
+  if (isNumericKind(datum.category_type) && !(isDecimal(value) && value === value.trim())) {
+    const what = datum.is_standard ? datum.category_name : `the custom metric ${datum.category_name}`;
+    throw InvalidInput.field(
+      'value',
+      `must be a decimal number such as 1234.56 for ${what} (${datum.category_type}); no exponent, spaces or separators`,
+    );
+  }
+}
+
+export const updateMetric = defineTool({
+  name: 'update_metric',
+  title: 'Update one metric value',
+  description:
+    'Changes one metric datum: its value, its currency, or adds comments to it. Give at least one of value, ' +
+    'currency and comments; comments are appended to the existing ones, never replace them. Find the ' +
+    'datum id with get_company_metrics or get_company_recent_metrics first. Needs the editor or admin ' +
+    'role; every change is recorded in the metric history.',
+  input: z.object({
+    datum_id: z
+      .string()
+      .min(1)
+      .describe('Id of the metric datum, as returned by get_company_metrics or GET /v1/metrics/.'),
+    value: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe(
+        'New value as a string of 1 to 255 characters: a decimal number such as "1250000.50" for numeric ' +
+          'categories (percentages as fractions, 0.25 = 25 %), one of the choices for select metrics.',
+      ),
+    currency: CurrencyCode.optional().describe(
+      'New ISO 4217 currency code of the value; the converted value follows it.',
+    ),
+    comments: z
+      .array(
+        z.object({
+          content: z.string().min(1).max(5000).describe('Comment text, 1 to 5000 characters.'),
+        }),
+      )
+      .min(1)
+      .max(20)
+      .optional()
+      .describe('1 to 20 comments to append; each is stamped with your name and the time.'),
+  }),
+  output: MetricUpdateResult,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  permission: 'edit_metrics',
+  write: true,
+  async handler(ctx, input) {
+    if (input.value === undefined && input.currency === undefined && input.comments === undefined) {
+      const message = 'give at least one of value, currency and comments';
+      throw new MissingParameter(`nothing to change: ${message}`, [
+        { field: 'value', message },
+        { field: 'currency', message },
+        { field: 'comments', message },
+      ]);
+    }
+    const scope = ctx.principal.scope;
+    const datum = await ctx.repos.metricWrites.target(scope, input.datum_id);
+    if (!datum) throw notFound(input.datum_id);
+    if (input.value !== undefined) checkValue(input.value, datum);
+
+    const updated = await ctx.repos.metricWrites.update(
+      scope,
+      input.datum_id,
+      {
+        value: input.value,
+        currency: input.currency,
+        comments: input.comments?.map((c) => c.content),
+      },
+      { userId: ctx.principal.user.id, name: displayName(ctx.principal.user) },
+      ctx.clock.now().toISOString(),
+    );
+    // Deleted between the check and the change.
+    if (!updated) throw notFound(input.datum_id);
+    return updated;
+  },
+});
