@@ -1,6 +1,11 @@
+import { getCompanyFinancialSummary } from './analytics/get-company-financial-summary.ts';
+import { getCompanyNotesSummary } from './analytics/get-company-notes-summary.ts';
+import { getCompanyPerformance } from './analytics/get-company-performance.ts';
+import { getExcelPluginGuide } from './analytics/get-excel-plugin-guide.ts';
 import { listBudgets } from './budgets/list-budgets.ts';
 import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
+import { searchCompanies } from './companies/search-companies.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
 import { getCompanyCustomColumns, getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import type { AnyTool } from './define.ts';
@@ -23,6 +28,7 @@ export const registry: readonly AnyTool[] = [
   // Companies
   listCompanies,
   getCompany,
+  searchCompanies,
   // Metrics
   getCompanyMetrics,
   getCompanyRecentMetrics,
@@ -48,6 +54,11 @@ export const registry: readonly AnyTool[] = [
   listUsers,
   whoami,
   getFirmDetails,
+  // Analytics and guides
+  getCompanyPerformance,
+  getCompanyFinancialSummary,
+  getCompanyNotesSummary,
+  getExcelPluginGuide,
 ] as unknown as AnyTool[];
 
 const byName = new Map(registry.map((t) => [t.name, t]));

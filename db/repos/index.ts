@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { analyticsRepo } from './analytics.ts';
 import { budgetsRepo } from './budgets.ts';
 import { companiesRepo } from './companies.ts';
 import { customColumnsRepo } from './custom-columns.ts';
@@ -31,6 +32,7 @@ export function createRepos(db: Knex) {
     funds: fundsRepo(db),
     customColumns: customColumnsRepo(db),
     information: informationRepo(db),
+    analytics: analyticsRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

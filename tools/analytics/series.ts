@@ -1,0 +1,468 @@
+// The shared core of the analytics tools: one company's reported values loaded once (never a page),
+// put into one currency, bucketed by month in one cadence, and the growth and trailing figures over them.
+import { STANDARD_CATEGORIES } from '../../db/categories.ts';
+import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
+import type { ToolContext } from '../context.ts';
+import { NotFound } from '../errors.ts';
+import type { Figure, FxRateUsed, LatestFigure, Period, Source, Unit } from '../schemas/figure.ts';
+import * as D from './decimal.ts';
+
+/** A calendar month as a number: year × 12 + month index. */
+export type Month = number;
+
+export function monthOf(date: string): Month {
+  return Number(date.slice(0, 4)) * 12 + Number(date.slice(5, 7)) - 1;
+}
+
+export function monthText(m: Month): string {
+  return `${Math.floor(m / 12)}-${String((m % 12) + 1).padStart(2, '0')}`;
+}
+
+export function firstDay(m: Month): string {
+  return `${monthText(m)}-01`;
+}
+
+export function lastDay(m: Month): string {
+  const days = new Date(Date.UTC(Math.floor(m / 12), (m % 12) + 1, 0)).getUTCDate();
+  return `${monthText(m)}-${String(days).padStart(2, '0')}`;
+}
+
+export function monthRange(from: Month, to: Month): Month[] {
+  const out: Month[] = [];
+  for (let m = from; m <= to; m++) out.push(m);
+  return out;
+}
+
+export function period(from: Month, to: Month): Period {
+  return { from: monthText(from), to: monthText(to) };
+}
+
+const categoryInfo = new Map(STANDARD_CATEGORIES.map((c) => [c.name, c]));
+
+export function unitOf(category: string): Unit {
+  const kind = categoryInfo.get(category)?.kind;
+  if (kind === 'currency') return 'money';
+  if (kind === 'percentage') return 'fraction';
+  if (kind === 'months') return 'months';
+  if (kind === 'multiple') return 'multiple';
+  return 'number';
+}
+
+/** Stocks (cash, ARR, headcount) are point-in-time; flows (revenue, burn) have period cadences. */
+export function isStock(category: string): boolean {
+  return categoryInfo.get(category)?.pointInTime === true;
+}
+
+/** The cadences a flow can be reported in, finest first, with the months each row covers. */
+export const FLOW_STEPS = [
+  { cadence: 'month', months: 1 },
+  { cadence: 'quarter', months: 3 },
+  { cadence: 'year', months: 12 },
+] as const;
+
+/** One reported value, in the result currency when it is money. */
+export interface Observation {
+  id: string;
+  category: string;
+  cadence: string;
+  date: string;
+  month: Month;
+  archived: boolean;
+  created_at: string;
+  updated_at: string;
+  /** Null when the stored text is not a number or no FX rate could convert it. */
+  value: D.Decimal | null;
+  reason: string | null;
+  converted: boolean;
+}
+
+export interface CompanyData {
+  companyId: string;
+  companyName: string;
+  /** The latest month with data in the requested categories; null when there is none. */
+  asOf: Month | null;
+  /** The one currency every money value is expressed in; null when no money was read. */
+  currency: string | null;
+  currencyNote: string;
+  fxRatesUsed: FxRateUsed[];
+  byCategory: Map<string, Observation[]>;
+}
+
+function findRate(rates: readonly FxRateRow[], date: string): FxRateRow | undefined {
+  let found: FxRateRow | undefined;
+  for (const r of rates) {
+    if (r.date <= date) found = r;
+    else break;
+  }
+  return found;
+}
+
+/**
+ * Loads every reported value of `categories` for one visible company, from `fetchFrom(asOf)` to the
+ * end of the latest month with data. Money is kept as reported when the company uses one currency,
+ * and otherwise converted into the firm's preferred currency at the latest rate on or before each
+ * value's date (a value without a rate becomes null with the reason). A money row without a
+ * currency is taken to be in the company's reporting currency.
+ */
+export async function loadCompanyData(
+  ctx: ToolContext,
+  companyId: string,
+  categories: readonly string[],
+  fetchFrom: (asOf: Month) => Month,
+): Promise<CompanyData> {
+  const { scope, firm } = ctx.principal;
+  const company = await ctx.repos.companies.get(scope, companyId);
+  if (!company) {
+    throw new NotFound(
+      `no company with id ${companyId}; call list_companies or search_companies for valid ids`,
+    );
+  }
+  const base = { companyId: company.id, companyName: company.name };
+  const byCategory = new Map<string, Observation[]>(categories.map((c) => [c, []]));
+  const latest = await ctx.repos.analytics.latestDate(scope, company.id, categories);
+  if (!latest) {
+    return {
+      ...base,
+      asOf: null,
+      currency: null,
+      currencyNote: 'no data reported for these categories',
+      fxRatesUsed: [],
+      byCategory,
+    };
+  }
+  const asOf = monthOf(latest);
+  const from = firstDay(fetchFrom(asOf));
+  const to = lastDay(asOf);
+  const rows = await ctx.repos.analytics.series(scope, company.id, categories, from, to);
+
+  const currencyOf = (r: AnalyticsDatum) => r.currency ?? company.reporting_currency;
+  const isMoney = (r: AnalyticsDatum) => unitOf(r.category) === 'money';
+  const currencies = [...new Set(rows.filter(isMoney).map(currencyOf))].sort();
+  const preferred = firm.preferred_currency;
+  const convert = currencies.length > 1;
+  const ratesByCurrency = new Map<string, FxRateRow[]>();
+  if (convert) {
+    const others = currencies.filter((c) => c !== preferred);
+    for (const r of await ctx.repos.analytics.fxRates(firm.id, preferred, others, from, to)) {
+      const list = ratesByCurrency.get(r.from_currency) ?? [];
+      list.push(r);
+      ratesByCurrency.set(r.from_currency, list);
+    }
+  }
+  const used = new Map<string, FxRateUsed>();
+
+  for (const r of rows) {
+    const parsed = D.parseDecimal(r.value);
+    const obs: Observation = {
+      id: r.id,
+      category: r.category,
+      cadence: r.cadence,
+      date: r.date,
+      month: monthOf(r.date),
+      archived: r.archived,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      value: parsed,
+      reason: parsed
+        ? null
+        : `data point ${r.id} (${r.category}, ${r.date}) holds "${r.value}", not a number`,
+      converted: false,
+    };
+    const currency = currencyOf(r);
+    if (parsed && convert && isMoney(r) && currency !== preferred) {
+      const rate = findRate(ratesByCurrency.get(currency) ?? [], r.date);
+      const factor = rate && D.parseDecimal(rate.rate);
+      if (rate && factor) {
+        obs.value = D.mul(parsed, factor);
+        obs.converted = true;
+        used.set(`${rate.from_currency}|${rate.date}`, {
+          from_currency: rate.from_currency,
+          to_currency: rate.to_currency,
+          date: rate.date,
+          rate: rate.rate,
+        });
+      } else {
+        obs.value = null;
+        obs.reason =
+          `no ${currency}→${preferred} FX rate on or before ${r.date} is known, so data point ${r.id} ` +
+          `(${r.category}) cannot be converted`;
+      }
+    }
+    byCategory.get(r.category)?.push(obs);
+  }
+
+  const currency = convert ? preferred : (currencies[0] ?? null);
+  const currencyNote = convert
+    ? `the company reports money in ${currencies.join(', ')}; every money value is converted to ` +
+      `${preferred} (the firm's preferred currency) at the latest rate on or before each data point's date`
+    : currency
+      ? `every money value is in ${currency}, as reported`
+      : 'no money values in this data';
+  const fxRatesUsed = [...used.values()].sort(
+    (a, b) => a.from_currency.localeCompare(b.from_currency) || a.date.localeCompare(b.date),
+  );
+  return { ...base, asOf, currency, currencyNote, fxRatesUsed, byCategory };
+}
+
+/** Of two rows for the same month: the current one, then the later date, then the later edit. */
+function better(a: Observation, b: Observation): Observation {
+  if (a.archived !== b.archived) return a.archived ? b : a;
+  if (a.date !== b.date) return a.date > b.date ? a : b;
+  if (a.updated_at !== b.updated_at) return a.updated_at > b.updated_at ? a : b;
+  if (a.created_at !== b.created_at) return a.created_at > b.created_at ? a : b;
+  return a.id > b.id ? a : b;
+}
+
+/** One value per month from the rows of exactly one cadence; never mixes cadences. */
+export function bucket(observations: readonly Observation[], cadence: string): Map<Month, Observation> {
+  const out = new Map<Month, Observation>();
+  for (const o of observations) {
+    if (o.cadence !== cadence) continue;
+    const current = out.get(o.month);
+    out.set(o.month, current ? better(current, o) : o);
+  }
+  return out;
+}
+
+export interface Chosen {
+  cadence: string | null;
+  /** Months each row covers, and the spacing of the series: 1, 3 or 12. */
+  step: number;
+  byMonth: Map<Month, Observation>;
+}
+
+/**
+ * The series of one category in exactly one cadence: point_in_time for a stock; for a flow the finest
+ * cadence with a row in [from, to] (monthly before quarterly before yearly).
+ */
+export function chooseSeries(
+  category: string,
+  observations: readonly Observation[],
+  from: Month,
+  to: Month,
+): Chosen {
+  if (isStock(category))
+    return { cadence: 'point_in_time', step: 1, byMonth: bucket(observations, 'point_in_time') };
+  for (const { cadence, months } of FLOW_STEPS) {
+    const byMonth = bucket(observations, cadence);
+    if ([...byMonth.keys()].some((m) => m >= from && m <= to)) return { cadence, step: months, byMonth };
+  }
+  return { cadence: null, step: 1, byMonth: new Map() };
+}
+
+/** The latest row of a series in [from, to], if any. */
+export function latestIn(series: Chosen, from: Month, to: Month): Observation | undefined {
+  let best: Observation | undefined;
+  for (const [m, o] of series.byMonth) if (m >= from && m <= to && (!best || m > best.month)) best = o;
+  return best;
+}
+
+export function sourceOf(categories: string[], cadence: string | null, observations: Observation[]): Source {
+  const sorted = [...observations].sort((a, b) => a.date.localeCompare(b.date) || a.id.localeCompare(b.id));
+  return {
+    categories,
+    cadence,
+    dates: sorted.map((o) => o.date),
+    datum_ids: sorted.map((o) => o.id),
+  };
+}
+
+export function mergeSources(...sources: Source[]): Source {
+  const categories = [...new Set(sources.flatMap((s) => s.categories))];
+  const cadences = [...new Set(sources.map((s) => s.cadence).filter((c): c is string => c !== null))];
+  const pairs = new Map<string, string>();
+  for (const s of sources) {
+    s.datum_ids.forEach((id, i) => {
+      pairs.set(id, s.dates[i]!);
+    });
+  }
+  const sorted = [...pairs.entries()].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0]));
+  return {
+    categories,
+    cadence: cadences.length === 1 ? cadences[0]! : cadences.length === 0 ? null : cadences.join('+'),
+    dates: sorted.map(([, d]) => d),
+    datum_ids: sorted.map(([id]) => id),
+  };
+}
+
+export const emptySource = (categories: string[]): Source => ({
+  categories,
+  cadence: null,
+  dates: [],
+  datum_ids: [],
+});
+
+/** A reported value as text: as stored, or rounded to cents when it was converted. */
+export function observedText(o: Observation): string | null {
+  if (!o.value) return null;
+  return o.converted ? D.toFixed(o.value, 2) : D.toText(o.value);
+}
+
+export function figure(
+  value: D.Decimal | null,
+  unit: Unit,
+  currency: string | null,
+  when: Period | null,
+  source: Source,
+  reason: string | null = null,
+): Figure {
+  return {
+    value: value === null ? null : D.toFixed(value, 2),
+    unit,
+    currency: unit === 'money' ? currency : null,
+    period: when,
+    source,
+    reason: value === null ? (reason ?? 'not computed') : null,
+  };
+}
+
+export function nullFigure(
+  unit: Unit,
+  currency: string | null,
+  reason: string,
+  source: Source,
+  when: Period | null = null,
+): Figure {
+  return figure(null, unit, currency, when, source, reason);
+}
+
+/** The latest value of a series as a figure, with the months its row covers. */
+export function latestFigure(
+  category: string,
+  unit: Unit,
+  currency: string | null,
+  chosen: Chosen,
+  latest: Observation,
+): LatestFigure {
+  const source = sourceOf([category], chosen.cadence, [latest]);
+  const when = period(latest.month - chosen.step + 1, latest.month);
+  return {
+    value: observedText(latest),
+    unit,
+    currency: unit === 'money' ? currency : null,
+    period: when,
+    source,
+    reason: latest.value ? null : latest.reason,
+    date: latest.date,
+  };
+}
+
+/** `(b − a) / a × 100`, 2 decimals. */
+export function percentChange(base: D.Decimal, latest: D.Decimal): D.Decimal {
+  return D.div(D.mul(D.sub(latest, base), D.fromInteger(100)), base, 2);
+}
+
+/** `n / d × 100`, 2 decimals. */
+export function percentOf(n: D.Decimal, d: D.Decimal): D.Decimal {
+  return D.div(D.mul(n, D.fromInteger(100)), d, 2);
+}
+
+/** Why a non-positive base makes a growth rate meaningless; null when the base is usable. */
+export function badBase(base: D.Decimal, what: string): string | null {
+  const s = D.sign(base);
+  if (s === 0) return `base value is zero (${what}); growth from zero is undefined`;
+  if (s < 0)
+    return `base value is negative (${D.toText(base)}, ${what}); growth from a negative base is not meaningful`;
+  return null;
+}
+
+/**
+ * Growth of `latest` over the value exactly `back` months earlier in the same series (no
+ * interpolation): (latest − base) / base × 100. Null with the reason when the base is missing,
+ * zero or negative.
+ */
+export function growth(
+  category: string,
+  series: Chosen,
+  latest: Observation | undefined,
+  back: number,
+  label: string,
+): Figure {
+  const categories = [category];
+  if (!latest)
+    return nullFigure('percent', null, `no ${category} value in the window`, emptySource(categories));
+  if (back % series.step !== 0) {
+    return nullFigure(
+      'percent',
+      null,
+      `${category} is reported per ${series.cadence} only; ${label} growth needs ${back === 1 ? 'monthly' : 'monthly or quarterly'} values`,
+      sourceOf(categories, series.cadence, [latest]),
+    );
+  }
+  const baseMonth = latest.month - back;
+  const when = period(baseMonth, latest.month);
+  const base = series.byMonth.get(baseMonth);
+  if (!base) {
+    return nullFigure(
+      'percent',
+      null,
+      `no value ${back} month${back === 1 ? '' : 's'} earlier (${monthText(baseMonth)}) in the ${series.cadence} ${category} series`,
+      sourceOf(categories, series.cadence, [latest]),
+      when,
+    );
+  }
+  const source = sourceOf(categories, series.cadence, [base, latest]);
+  if (!latest.value)
+    return nullFigure('percent', null, latest.reason ?? 'latest value missing', source, when);
+  if (!base.value) return nullFigure('percent', null, base.reason ?? 'base value missing', source, when);
+  const bad = badBase(base.value, `${category} ${monthText(baseMonth)}`);
+  if (bad) return nullFigure('percent', null, bad, source, when);
+  return figure(percentChange(base.value, latest.value), 'percent', null, when, source);
+}
+
+export interface Trailing {
+  total: D.Decimal | null;
+  reason: string | null;
+  period: Period | null;
+  source: Source;
+}
+
+/**
+ * The sum of a flow over the `months` months ending at `end`, from rows of one cadence: every
+ * monthly row, or else (when `months` is a whole number of quarters) the quarterly rows ending with
+ * the latest quarter that closes in the last three months up to `end`. Quarterly rows are taken to
+ * be dated in the last month of their quarter. Any missing row makes the sum null with the reason.
+ */
+export function trailingSum(
+  category: string,
+  observations: readonly Observation[],
+  end: Month,
+  months: number,
+): Trailing {
+  const categories = [category];
+  const wanted = monthRange(end - months + 1, end);
+  const monthly = bucket(observations, 'month');
+  const rows = wanted.map((m) => monthly.get(m));
+  const missing = wanted.filter((_, i) => !rows[i]);
+  if (missing.length === 0)
+    return total(categories, 'month', rows as Observation[], period(end - months + 1, end));
+
+  if (months % 3 === 0) {
+    const quarterly = bucket(observations, 'quarter');
+    const anchor = Math.max(-1, ...[...quarterly.keys()].filter((m) => m <= end && m > end - 3));
+    if (anchor >= 0) {
+      const quarters = monthRange(0, months / 3 - 1).map((k) => quarterly.get(anchor - 3 * k));
+      if (quarters.every(Boolean)) {
+        return total(categories, 'quarter', quarters as Observation[], period(anchor - months + 1, anchor));
+      }
+    }
+  }
+  const found = rows.filter((o): o is Observation => o !== undefined);
+  const reason =
+    found.length === 0
+      ? `no monthly ${category} data for ${monthText(end - months + 1)} to ${monthText(end)}`
+      : `${category} is missing for ${missing.map(monthText).join(', ')}; a ${months}-month total needs every month`;
+  return {
+    total: null,
+    reason,
+    period: period(end - months + 1, end),
+    source: sourceOf(categories, 'month', found),
+  };
+}
+
+function total(categories: string[], cadence: string, rows: Observation[], when: Period): Trailing {
+  const source = sourceOf(categories, cadence, rows);
+  const bad = rows.find((o) => !o.value);
+  if (bad) return { total: null, reason: bad.reason, period: when, source };
+  return { total: D.sum(rows.map((o) => o.value!)), reason: null, period: when, source };
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/** How to read a figure's value. */
+export const Unit = z
+  .enum(['money', 'percent', 'fraction', 'number', 'months', 'multiple'])
+  .describe(
+    'money: an amount in `currency`; percent: 12.50 means 12.5 %; fraction: a stored percentage ' +
+      'category, 0.25 means 25 %; number: a count such as headcount; months: a duration; multiple: a ratio (x).',
+  );
+export type Unit = z.infer<typeof Unit>;
+
+export const Period = z
+  .object({
+    from: z.string().describe('First month covered or compared, YYYY-MM.'),
+    to: z.string().describe('Last month covered or compared, YYYY-MM.'),
+  })
+  .describe('The months a figure covers (a sum or average) or compares (a growth rate).');
+export type Period = z.infer<typeof Period>;
+
+export const Source = z
+  .object({
+    categories: z.array(z.string()).describe('Metric categories the figure was computed from.'),
+    cadence: z
+      .string()
+      .nullable()
+      .describe('Cadence of the rows used (month, quarter, year, point_in_time); null when none.'),
+    dates: z.array(z.string()).describe('Dates (YYYY-MM-DD) of the data points used.'),
+    datum_ids: z.array(z.string()).describe('Ids of the data points used (see get_company_metrics).'),
+  })
+  .describe('The data a figure came from.');
+export type Source = z.infer<typeof Source>;
+
+/** One computed number with everything needed to trust it, or null with the reason it is missing. */
+export const Figure = z.object({
+  value: z
+    .string()
+    .nullable()
+    .describe(
+      'Decimal string (money, months and multiples with 2 decimals, percent with 2 decimals); null when ' +
+        'it cannot be computed, with the reason.',
+    ),
+  unit: Unit,
+  currency: z.string().nullable().describe('Currency of a money value; null for other units.'),
+  period: Period.nullable(),
+  source: Source,
+  reason: z.string().nullable().describe('Why the value is null; null when it was computed.'),
+});
+export type Figure = z.infer<typeof Figure>;
+
+/** The latest reported value of one category. */
+export const LatestFigure = Figure.extend({
+  date: z.string().nullable().describe('Date of the data point, YYYY-MM-DD.'),
+});
+export type LatestFigure = z.infer<typeof LatestFigure>;
+
+export const FxRateUsed = z.object({
+  from_currency: z.string(),
+  to_currency: z.string(),
+  date: z.string().describe('Date the rate is quoted for (the latest on or before the datum date).'),
+  rate: z.string().describe('Units of to_currency per unit of from_currency, as a decimal string.'),
+});
+export type FxRateUsed = z.infer<typeof FxRateUsed>;
