@@ -139,8 +139,14 @@ export async function serveRoute(route: Route, ctx: ToolContext, req: Request, r
 /** The tool input of one request: the query, then the body, then the path parameters (which win). */
 function routeInput(route: Route, req: Request) {
   const { input, toQueryName } = coerceQuery(route, { ...(req.query as Record<string, unknown>) });
-  if (route.body === 'merge') Object.assign(input, (req.body as Record<string, unknown> | undefined) ?? {});
-  else if (route.body) input[route.body.field] = req.body;
+  if (route.body === 'merge') {
+    // No body, or JSON null, is no input; anything but an object cannot be merged into one.
+    const body: unknown = req.body;
+    if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+      throw InvalidInput.field('body', 'must be a JSON object');
+    }
+    Object.assign(input, body ?? {});
+  } else if (route.body) input[route.body.field] = req.body;
   for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
   return { input, toQueryName };
 }

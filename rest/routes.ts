@@ -1,4 +1,9 @@
 import { listBudgets } from '../tools/budgets/list-budgets.ts';
+import { addFinancingRounds } from '../tools/cap-table/add-financing-rounds.ts';
+import { getFinancingEvents } from '../tools/cap-table/get-financing-events.ts';
+import { getSecurities } from '../tools/cap-table/get-securities.ts';
+import { getShareClasses } from '../tools/cap-table/get-share-classes.ts';
+import { getTransactions } from '../tools/cap-table/get-transactions.ts';
 import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
@@ -144,5 +149,46 @@ export const routes: readonly Route[] = [
     tool: getFirmDetails,
     summary: "The caller's firm",
     envelope: 'plain',
+  },
+  {
+    method: 'POST',
+    path: '/beta/investment/financing-events/get/',
+    tool: getFinancingEvents,
+    summary: 'Get financing events',
+    body: 'merge',
+    envelope: 'results',
+  },
+  {
+    method: 'POST',
+    path: '/beta/investment/share-classes/get/',
+    tool: getShareClasses,
+    summary: 'Get share classes',
+    body: 'merge',
+    envelope: 'results',
+  },
+  {
+    method: 'POST',
+    path: '/beta/investment/securities/get/',
+    tool: getSecurities,
+    summary: 'Get securities',
+    body: 'merge',
+    envelope: 'results',
+  },
+  {
+    method: 'POST',
+    path: '/beta/investment/transactions/get/',
+    tool: getTransactions,
+    summary: 'Get transactions',
+    body: 'merge',
+    envelope: 'results',
+  },
+  {
+    method: 'POST',
+    path: '/beta/investment/financing-rounds/add/',
+    tool: addFinancingRounds,
+    summary: 'Add financing rounds',
+    body: 'merge',
+    envelope: 'results',
+    status: 201,
   },
 ];

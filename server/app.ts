@@ -129,7 +129,8 @@ export function createApp(deps: AppDeps): express.Express {
     };
   }
 
-  const parseJson = express.json({ limit: '1mb' });
+  // Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter).
+  const parseJson = express.json({ limit: '1mb', strict: false });
   const json = [requireJson, parseJson];
 
   app.use('/mcp', mcpOriginGuard(config));

@@ -3,6 +3,11 @@ import { getCompanyNotesSummary } from './analytics/get-company-notes-summary.ts
 import { getCompanyPerformance } from './analytics/get-company-performance.ts';
 import { getExcelPluginGuide } from './analytics/get-excel-plugin-guide.ts';
 import { listBudgets } from './budgets/list-budgets.ts';
+import { addFinancingRounds } from './cap-table/add-financing-rounds.ts';
+import { getFinancingEvents } from './cap-table/get-financing-events.ts';
+import { getSecurities } from './cap-table/get-securities.ts';
+import { getShareClasses } from './cap-table/get-share-classes.ts';
+import { getTransactions } from './cap-table/get-transactions.ts';
 import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
 import { searchCompanies } from './companies/search-companies.ts';
@@ -59,6 +64,12 @@ export const registry: readonly AnyTool[] = [
   getCompanyFinancialSummary,
   getCompanyNotesSummary,
   getExcelPluginGuide,
+  // Cap table
+  getShareClasses,
+  getFinancingEvents,
+  getTransactions,
+  getSecurities,
+  addFinancingRounds,
 ] as unknown as AnyTool[];
 
 const byName = new Map(registry.map((t) => [t.name, t]));

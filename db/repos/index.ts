@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { analyticsRepo } from './analytics.ts';
 import { budgetsRepo } from './budgets.ts';
+import { capTableRepo } from './cap-table.ts';
 import { companiesRepo } from './companies.ts';
 import { customColumnsRepo } from './custom-columns.ts';
 import { documentsRepo } from './documents.ts';
@@ -33,6 +34,7 @@ export function createRepos(db: Knex) {
     customColumns: customColumnsRepo(db),
     information: informationRepo(db),
     analytics: analyticsRepo(db),
+    capTable: capTableRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

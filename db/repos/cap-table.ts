@@ -1,0 +1,537 @@
+import type { Knex } from 'knex';
+import { newId } from '../ids.ts';
+import type { Scope } from '../types.ts';
+import { bool, chunk, type QB, scoped } from './util.ts';
+
+/** A money amount as stored: four columns (`<prefix>_value` …) or one object inside `details` JSON. */
+export interface StoredMoney {
+  /** Exact decimal text in `currency`; null when unknown. */
+  value: string | null;
+  currency: string | null;
+  /** The rate into the firm's currency recorded with the amount (the caller's own when custom). */
+  fx_rate: string | null;
+  is_custom_rate: boolean | null;
+}
+
+export interface CoInvestorRow {
+  name: string;
+  is_lead: boolean;
+}
+
+export interface FinancingRecord {
+  id: string;
+  firm_id: string;
+  company_id: string;
+  company_name: string;
+  name: string;
+  closing_date: string;
+  pre_money: StoredMoney;
+  round_size: StoredMoney;
+  round_size_converted_value: string | null;
+  fully_diluted_shares: string | null;
+  is_crypto: boolean;
+  liquidation_multiple: string | null;
+  cap_multiple: string | null;
+  seniority_position: string | null;
+  participation_type: string | null;
+  created_at: string;
+  /** In the order they were given. */
+  co_investors: CoInvestorRow[];
+  /** The rounds declared pari passu with this one, in the order they were given. */
+  pari_passu_rounds: { id: string; name: string }[];
+}
+
+export interface CoInvestorMatch {
+  /** Matched case-insensitively against the whole co-investor name. */
+  name: string;
+  role: 'any' | 'lead' | 'co';
+}
+
+export interface FinancingFilter {
+  companyIds?: string[];
+  financingIds?: string[];
+  isCrypto?: boolean;
+  /** A round matches when every entry matches one of its co-investors. */
+  coInvestors?: CoInvestorMatch[];
+}
+
+/** A round to insert; ids and rates are resolved by the caller. */
+export interface NewFinancing {
+  id: string;
+  company_id: string;
+  name: string;
+  closing_date: string;
+  pre_money: StoredMoney;
+  round_size: StoredMoney;
+  round_size_converted_value: string | null;
+  fully_diluted_shares: string | null;
+  is_crypto: boolean;
+  liquidation_multiple: string | null;
+  cap_multiple: string | null;
+  seniority_position: string | null;
+  participation_type: string | null;
+  created_at: string;
+  co_investors: CoInvestorRow[];
+  pari_passu_ids: string[];
+}
+
+export interface AddFinancingsOptions {
+  /** Called after each round is written, inside the transaction (tests use it to fail midway). */
+  afterInsert?: (index: number) => void | Promise<void>;
+}
+
+export interface ShareClassRecord {
+  id: string;
+  company_id: string;
+  company_name: string;
+  financing_id: string;
+  /** The closing date of the share class's round: the date its price is converted at. */
+  closing_date: string;
+  purchase_type: string;
+  type: string;
+  name: string;
+  price_per_share: StoredMoney;
+  include_in_fair_value: boolean | null;
+}
+
+export interface ShareClassFilter {
+  companyIds?: string[];
+  shareClassIds?: string[];
+  purchaseType?: string;
+}
+
+export interface SecurityRecord {
+  id: string;
+  company_id: string;
+  company_name: string;
+  fund_id: string;
+  fund_name: string;
+  financing_id: string | null;
+  share_class_id: string | null;
+  share_class_name: string | null;
+  type: string;
+  issue_date: string;
+  /** The kind-specific fields, parsed from the `details` JSON. */
+  details: Record<string, unknown>;
+}
+
+export interface SecurityFilter {
+  companyIds?: string[];
+  securityIds?: string[];
+  fundId?: string;
+}
+
+export interface TransactionRecord {
+  id: string;
+  company_id: string;
+  company_name: string;
+  input_security_id: string | null;
+  output_security_id: string | null;
+  date: string;
+  event: string;
+  shares: string | null;
+  investment_amount: StoredMoney;
+  proceeds: StoredMoney;
+}
+
+export interface TransactionFilter {
+  companyIds?: string[];
+  transactionIds?: string[];
+  event?: string;
+  inputSecurityId?: string;
+  outputSecurityId?: string;
+}
+
+export interface RateProbe {
+  currency: string;
+  date: string;
+}
+
+type Raw = Record<string, unknown>;
+
+const moneySuffixes = ['value', 'currency', 'fx_rate', 'is_custom_rate'] as const;
+
+function moneyColumns(table: string, prefix: string): string[] {
+  return moneySuffixes.map((s) => `${table}.${prefix}_${s}`);
+}
+
+function readMoney(raw: Raw, prefix: string): StoredMoney {
+  const custom = raw[`${prefix}_is_custom_rate`];
+  return {
+    value: (raw[`${prefix}_value`] as string | null) ?? null,
+    currency: (raw[`${prefix}_currency`] as string | null) ?? null,
+    fx_rate: (raw[`${prefix}_fx_rate`] as string | null) ?? null,
+    is_custom_rate: custom === null || custom === undefined ? null : bool(custom),
+  };
+}
+
+function writeMoney(prefix: string, money: StoredMoney): Raw {
+  return {
+    [`${prefix}_value`]: money.value,
+    [`${prefix}_currency`]: money.currency,
+    [`${prefix}_fx_rate`]: money.fx_rate,
+    [`${prefix}_is_custom_rate`]: money.is_custom_rate,
+  };
+}
+
+function parseDetails(text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string') return (text as Record<string, unknown> | null) ?? {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Batches of ids small enough for any database's bound-parameter limit. */
+const ID_BATCH = 500;
+
+/** The cap table of a firm: financings, share classes, securities and transactions. */
+export function capTableRepo(db: Knex) {
+  async function coInvestorsOf(ids: string[]): Promise<Map<string, CoInvestorRow[]>> {
+    const out = new Map<string, CoInvestorRow[]>();
+    for (const batch of chunk(ids, ID_BATCH)) {
+      const rows = (await db('financing_co_investors')
+        .whereIn('financing_id', batch)
+        .orderBy([{ column: 'financing_id' }, { column: 'position' }, { column: 'id' }])
+        .select('financing_id', 'name', 'is_lead')) as {
+        financing_id: string;
+        name: string;
+        is_lead: unknown;
+      }[];
+      for (const r of rows) {
+        const list = out.get(r.financing_id) ?? [];
+        list.push({ name: r.name, is_lead: bool(r.is_lead) });
+        out.set(r.financing_id, list);
+      }
+    }
+    return out;
+  }
+
+  async function pariPassuOf(ids: string[]): Promise<Map<string, { id: string; name: string }[]>> {
+    const out = new Map<string, { id: string; name: string }[]>();
+    for (const batch of chunk(ids, ID_BATCH)) {
+      const rows = (await db('financing_pari_passu')
+        .join('financings', 'financings.id', 'financing_pari_passu.other_financing_id')
+        .whereIn('financing_pari_passu.financing_id', batch)
+        .orderBy([
+          { column: 'financing_pari_passu.financing_id' },
+          { column: 'financing_pari_passu.position' },
+        ])
+        .select(
+          'financing_pari_passu.financing_id',
+          'financings.id as other_id',
+          'financings.name as other_name',
+        )) as { financing_id: string; other_id: string; other_name: string }[];
+      for (const r of rows) {
+        const list = out.get(r.financing_id) ?? [];
+        list.push({ id: r.other_id, name: r.other_name });
+        out.set(r.financing_id, list);
+      }
+    }
+    return out;
+  }
+
+  function withCompanyName(qb: QB, table: string): QB {
+    return qb.join('companies', 'companies.id', `${table}.company_id`);
+  }
+
+  const financingColumns = [
+    'financings.id',
+    'financings.firm_id',
+    'financings.company_id',
+    'companies.name as company_name',
+    'financings.name',
+    'financings.closing_date',
+    ...moneyColumns('financings', 'pre_money'),
+    ...moneyColumns('financings', 'round_size'),
+    'financings.round_size_converted_value',
+    'financings.fully_diluted_shares',
+    'financings.is_crypto',
+    'financings.liquidation_multiple',
+    'financings.cap_multiple',
+    'financings.seniority_position',
+    'financings.participation_type',
+    'financings.created_at',
+  ];
+
+  async function loadFinancings(qb: QB): Promise<FinancingRecord[]> {
+    const raws = (await withCompanyName(qb, 'financings')
+      .select(financingColumns)
+      .orderBy([{ column: 'financings.closing_date' }, { column: 'financings.id' }])) as Raw[];
+    const ids = raws.map((r) => r.id as string);
+    const [investors, pariPassu] = [await coInvestorsOf(ids), await pariPassuOf(ids)];
+    return raws.map((r) => ({
+      id: r.id as string,
+      firm_id: r.firm_id as string,
+      company_id: r.company_id as string,
+      company_name: r.company_name as string,
+      name: r.name as string,
+      closing_date: r.closing_date as string,
+      pre_money: readMoney(r, 'pre_money'),
+      round_size: readMoney(r, 'round_size'),
+      round_size_converted_value: (r.round_size_converted_value as string | null) ?? null,
+      fully_diluted_shares: (r.fully_diluted_shares as string | null) ?? null,
+      is_crypto: bool(r.is_crypto),
+      liquidation_multiple: (r.liquidation_multiple as string | null) ?? null,
+      cap_multiple: (r.cap_multiple as string | null) ?? null,
+      seniority_position: (r.seniority_position as string | null) ?? null,
+      participation_type: (r.participation_type as string | null) ?? null,
+      created_at: r.created_at as string,
+      co_investors: investors.get(r.id as string) ?? [],
+      pari_passu_rounds: pariPassu.get(r.id as string) ?? [],
+    }));
+  }
+
+  return {
+    /** Every visible financing that matches, by closing date, then id. */
+    async financings(scope: Scope, filter: FinancingFilter): Promise<FinancingRecord[]> {
+      const qb = scoped(db('financings'), scope, 'financings');
+      if (filter.companyIds) qb.whereIn('financings.company_id', filter.companyIds);
+      if (filter.financingIds) qb.whereIn('financings.id', filter.financingIds);
+      if (filter.isCrypto !== undefined) qb.where('financings.is_crypto', filter.isCrypto);
+      for (const match of filter.coInvestors ?? []) {
+        qb.whereExists(function () {
+          this.select(db.raw('1'))
+            .from('financing_co_investors')
+            .whereRaw('financing_co_investors.financing_id = financings.id')
+            .whereRaw('lower(financing_co_investors.name) = ?', [match.name.toLowerCase()]);
+          if (match.role !== 'any') this.where('financing_co_investors.is_lead', match.role === 'lead');
+        });
+      }
+      return loadFinancings(qb);
+    },
+
+    /** The visible financings among `ids`, each with its company and name (for checking references). */
+    async financingRefs(
+      scope: Scope,
+      ids: string[],
+    ): Promise<Map<string, { company_id: string; name: string }>> {
+      const out = new Map<string, { company_id: string; name: string }>();
+      for (const batch of chunk([...new Set(ids)], ID_BATCH)) {
+        const rows = (await scoped(db('financings'), scope, 'financings')
+          .whereIn('financings.id', batch)
+          .select('financings.id', 'financings.company_id', 'financings.name')) as {
+          id: string;
+          company_id: string;
+          name: string;
+        }[];
+        for (const r of rows) out.set(r.id, { company_id: r.company_id, name: r.name });
+      }
+      return out;
+    },
+
+    /** Inserts every round, with its co-investors and pari passu links, in one transaction: all or none. */
+    async addFinancings(
+      firmId: string,
+      rounds: NewFinancing[],
+      options: AddFinancingsOptions = {},
+    ): Promise<void> {
+      await db.transaction(async (trx) => {
+        for (const [i, round] of rounds.entries()) {
+          await trx('financings').insert({
+            id: round.id,
+            firm_id: firmId,
+            company_id: round.company_id,
+            name: round.name,
+            closing_date: round.closing_date,
+            ...writeMoney('pre_money', round.pre_money),
+            ...writeMoney('round_size', round.round_size),
+            round_size_converted_value: round.round_size_converted_value,
+            fully_diluted_shares: round.fully_diluted_shares,
+            is_crypto: round.is_crypto,
+            liquidation_multiple: round.liquidation_multiple,
+            cap_multiple: round.cap_multiple,
+            seniority_position: round.seniority_position,
+            participation_type: round.participation_type,
+            created_at: round.created_at,
+          });
+          if (round.co_investors.length > 0) {
+            await trx('financing_co_investors').insert(
+              round.co_investors.map((c, position) => ({
+                id: newId(),
+                financing_id: round.id,
+                name: c.name,
+                is_lead: c.is_lead,
+                position,
+              })),
+            );
+          }
+          if (round.pari_passu_ids.length > 0) {
+            await trx('financing_pari_passu').insert(
+              round.pari_passu_ids.map((other, position) => ({
+                financing_id: round.id,
+                other_financing_id: other,
+                position,
+              })),
+            );
+          }
+          await options.afterInsert?.(i);
+        }
+      });
+    },
+
+    /** The visible financings with these ids, in no particular order. */
+    async financingsById(scope: Scope, ids: string[]): Promise<FinancingRecord[]> {
+      if (ids.length === 0) return [];
+      return loadFinancings(scoped(db('financings'), scope, 'financings').whereIn('financings.id', ids));
+    },
+
+    /** Every visible share class that matches, by its round's closing date, then name, then id. */
+    async shareClasses(scope: Scope, filter: ShareClassFilter): Promise<ShareClassRecord[]> {
+      const qb = withCompanyName(scoped(db('share_classes'), scope, 'share_classes'), 'share_classes').join(
+        'financings',
+        'financings.id',
+        'share_classes.financing_id',
+      );
+      if (filter.companyIds) qb.whereIn('share_classes.company_id', filter.companyIds);
+      if (filter.shareClassIds) qb.whereIn('share_classes.id', filter.shareClassIds);
+      if (filter.purchaseType) qb.where('share_classes.purchase_type', filter.purchaseType);
+      const raws = (await qb
+        .select(
+          'share_classes.id',
+          'share_classes.company_id',
+          'companies.name as company_name',
+          'share_classes.financing_id',
+          'financings.closing_date',
+          'share_classes.purchase_type',
+          'share_classes.type',
+          'share_classes.name',
+          ...moneyColumns('share_classes', 'price_per_share'),
+          'share_classes.include_in_fair_value',
+        )
+        .orderBy([
+          { column: 'financings.closing_date' },
+          { column: 'share_classes.name' },
+          { column: 'share_classes.id' },
+        ])) as Raw[];
+      return raws.map((r) => ({
+        id: r.id as string,
+        company_id: r.company_id as string,
+        company_name: r.company_name as string,
+        financing_id: r.financing_id as string,
+        closing_date: r.closing_date as string,
+        purchase_type: r.purchase_type as string,
+        type: r.type as string,
+        name: r.name as string,
+        price_per_share: readMoney(r, 'price_per_share'),
+        include_in_fair_value:
+          r.include_in_fair_value === null || r.include_in_fair_value === undefined
+            ? null
+            : bool(r.include_in_fair_value),
+      }));
+    },
+
+    /** Every visible security that matches, by issue date, then id. */
+    async securities(scope: Scope, filter: SecurityFilter): Promise<SecurityRecord[]> {
+      const qb = withCompanyName(scoped(db('securities'), scope, 'securities'), 'securities')
+        .join('funds', 'funds.id', 'securities.fund_id')
+        .leftJoin('share_classes', 'share_classes.id', 'securities.share_class_id');
+      if (filter.companyIds) qb.whereIn('securities.company_id', filter.companyIds);
+      if (filter.securityIds) qb.whereIn('securities.id', filter.securityIds);
+      if (filter.fundId) qb.where('securities.fund_id', filter.fundId);
+      const raws = (await qb
+        .select(
+          'securities.id',
+          'securities.company_id',
+          'companies.name as company_name',
+          'securities.fund_id',
+          'funds.name as fund_name',
+          'securities.financing_id',
+          'securities.share_class_id',
+          'share_classes.name as share_class_name',
+          'securities.type',
+          'securities.issue_date',
+          'securities.details',
+        )
+        .orderBy([{ column: 'securities.issue_date' }, { column: 'securities.id' }])) as Raw[];
+      return raws.map((r) => ({
+        id: r.id as string,
+        company_id: r.company_id as string,
+        company_name: r.company_name as string,
+        fund_id: r.fund_id as string,
+        fund_name: r.fund_name as string,
+        financing_id: (r.financing_id as string | null) ?? null,
+        share_class_id: (r.share_class_id as string | null) ?? null,
+        share_class_name: (r.share_class_name as string | null) ?? null,
+        type: r.type as string,
+        issue_date: r.issue_date as string,
+        details: parseDetails(r.details),
+      }));
+    },
+
+    /** Every visible transaction that matches, by date, then id. */
+    async transactions(scope: Scope, filter: TransactionFilter): Promise<TransactionRecord[]> {
+      const qb = withCompanyName(scoped(db('transactions'), scope, 'transactions'), 'transactions');
+      if (filter.companyIds) qb.whereIn('transactions.company_id', filter.companyIds);
+      if (filter.transactionIds) qb.whereIn('transactions.id', filter.transactionIds);
+      if (filter.event) qb.where('transactions.event', filter.event);
+      if (filter.inputSecurityId) qb.where('transactions.input_security_id', filter.inputSecurityId);
+      if (filter.outputSecurityId) qb.where('transactions.output_security_id', filter.outputSecurityId);
+      const raws = (await qb
+        .select(
+          'transactions.id',
+          'transactions.company_id',
+          'companies.name as company_name',
+          'transactions.input_security_id',
+          'transactions.output_security_id',
+          'transactions.date',
+          'transactions.event',
+          'transactions.shares',
+          ...moneyColumns('transactions', 'investment_amount'),
+          ...moneyColumns('transactions', 'proceeds'),
+        )
+        .orderBy([{ column: 'transactions.date' }, { column: 'transactions.id' }])) as Raw[];
+      return raws.map((r) => ({
+        id: r.id as string,
+        company_id: r.company_id as string,
+        company_name: r.company_name as string,
+        input_security_id: (r.input_security_id as string | null) ?? null,
+        output_security_id: (r.output_security_id as string | null) ?? null,
+        date: r.date as string,
+        event: r.event as string,
+        shares: (r.shares as string | null) ?? null,
+        investment_amount: readMoney(r, 'investment_amount'),
+        proceeds: readMoney(r, 'proceeds'),
+      }));
+    },
+
+    /**
+     * The rate of each probe's currency into `to`, from the firm's table: the latest on or before the
+     * probe's date. Keyed `CUR|YYYY-MM-DD`; probes without a known rate are absent.
+     */
+    async latestRates(firmId: string, to: string, probes: RateProbe[]): Promise<Map<string, string>> {
+      const rates = new Map<string, string>();
+      const wanted = [...new Map(probes.map((p) => [`${p.currency}|${p.date}`, p])).values()];
+      for (const batch of chunk(wanted, 100)) {
+        // Each probe sits in a FROM subquery: SQLite allows ORDER BY/LIMIT in a compound member only there.
+        const queries = batch.map((p, k) =>
+          db.select('*').from(
+            db('fx_rates')
+              // k is our own loop index, never input: it ties each answer back to its probe.
+              .select(db.raw(`${k} as k`), 'rate')
+              .where({ firm_id: firmId, from_currency: p.currency, to_currency: to })
+              .where('date', '<=', p.date)
+              .orderBy('date', 'desc')
+              .limit(1)
+              .as(`p${k}`),
+          ),
+        );
+        const [first, ...rest] = queries;
+        const found = (await (rest.length > 0 ? first!.unionAll(rest) : first!)) as {
+          k: number | string;
+          rate: string;
+        }[];
+        for (const f of found) {
+          const p = batch[Number(f.k)]!;
+          rates.set(`${p.currency}|${p.date}`, f.rate);
+        }
+      }
+      return rates;
+    },
+  };
+}
+export type CapTableRepo = ReturnType<typeof capTableRepo>;

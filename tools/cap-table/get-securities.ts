@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { moneyConverter } from '../schemas/money.ts';
+import { isSecurityType, Security, securityAmounts, toSecurity } from '../schemas/security.ts';
+import {
+  companyIdsFilter,
+  filterObject,
+  idsFilter,
+  includeFxDetails,
+  listFilter,
+  resultsOf,
+} from './shared.ts';
+
+export const getSecurities = defineTool({
+  name: 'get_securities',
+  title: 'Get securities (holdings)',
+  description:
+    "Lists the securities the firm's funds hold in the companies the caller can see: share certificates, " +
+    'warrants, public equity, convertibles (notes, SAFEs, KISS) and token investments, warrants and ' +
+    "convertibles. Each item has a type field and that kind's own fields; money amounts carry their value " +
+    "in the firm's preferred currency. Without filters it returns every visible security by issue date; " +
+    'filter by company_ids (from list_companies), security_ids or fund_id (from list_funds). Transactions ' +
+    'between securities come from get_transactions.',
+  input: filterObject({
+    company_ids: companyIdsFilter,
+    security_ids: idsFilter('security', 'from get_securities'),
+    fund_id: z.string().min(1).nullish().describe('Only securities held by this fund (id from list_funds).'),
+    include_fx_details: includeFxDetails,
+  }),
+  output: resultsOf(Security),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const rows = (
+      await ctx.repos.capTable.securities(ctx.principal.scope, {
+        companyIds: listFilter(input.company_ids),
+        securityIds: listFilter(input.security_ids),
+        fundId: input.fund_id ?? undefined,
+      })
+    ).filter((r) => isSecurityType(r.type));
+    const fx = await moneyConverter(ctx, rows.flatMap(securityAmounts), {
+      includeFxDetails: input.include_fx_details,
+    });
+    const results = rows.map((r) => toSecurity(r as typeof r & { type: Security['type'] }, fx));
+    return { count: results.length, results };
+  },
+});

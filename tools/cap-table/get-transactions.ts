@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { moneyConverter } from '../schemas/money.ts';
+import { TRANSACTION_EVENTS, Transaction, toTransaction } from '../schemas/transaction.ts';
+import {
+  companyIdsFilter,
+  filterObject,
+  idsFilter,
+  includeFxDetails,
+  listFilter,
+  resultsOf,
+} from './shared.ts';
+
+export const getTransactions = defineTool({
+  name: 'get_transactions',
+  title: 'Get cap table transactions',
+  description:
+    'Lists the transactions between securities in the companies the caller can see: exercises, conversions ' +
+    "and sales, with the shares moved, the amount invested and the proceeds (each also in the firm's " +
+    'preferred currency). Without filters it returns every visible transaction by date; filter by ' +
+    'company_ids (from list_companies), transaction_ids, event, or the input or output security (ids from ' +
+    'get_securities).',
+  input: filterObject({
+    company_ids: companyIdsFilter,
+    transaction_ids: idsFilter('transaction', 'from get_transactions'),
+    event: z.enum(TRANSACTION_EVENTS).nullish().describe('Only exercise, conversion or sale transactions.'),
+    input_security_id: z
+      .string()
+      .min(1)
+      .nullish()
+      .describe('Only transactions of this security (the one transacted; id from get_securities).'),
+    output_security_id: z
+      .string()
+      .min(1)
+      .nullish()
+      .describe('Only transactions that created this security (id from get_securities).'),
+    include_fx_details: includeFxDetails,
+  }),
+  output: resultsOf(Transaction),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const rows = await ctx.repos.capTable.transactions(ctx.principal.scope, {
+      companyIds: listFilter(input.company_ids),
+      transactionIds: listFilter(input.transaction_ids),
+      event: input.event ?? undefined,
+      inputSecurityId: input.input_security_id ?? undefined,
+      outputSecurityId: input.output_security_id ?? undefined,
+    });
+    const fx = await moneyConverter(
+      ctx,
+      rows.flatMap((r) => [
+        { money: r.investment_amount, date: r.date },
+        { money: r.proceeds, date: r.date },
+      ]),
+      { includeFxDetails: input.include_fx_details },
+    );
+    return { count: rows.length, results: rows.map((r) => toTransaction(r, fx)) };
+  },
+});
