@@ -16,6 +16,7 @@ import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
 import { registry } from './registry.ts';
 import { runTool } from './run.ts';
+import { boundResult } from './truncate.ts';
 
 export const SERVER_INFO = { name: 'portfolio-data-service', version: '0.1.0' };
 
@@ -84,7 +85,7 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
         string,
         unknown
       >;
-      return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+      return boundResult(structured, tool.name) as CallToolResult;
     } catch (err) {
       if (err instanceof ToolError) return errorResult(describeError(err));
       ctx.logger.error('tool failed', { tool: tool.name, error: String((err as Error)?.stack ?? err) });
