@@ -1,0 +1,149 @@
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import type { Repos } from '../../db/repos/index.ts';
+import { DEMO, isDatabaseEmpty, seedDemo } from '../../db/seeds/demo.ts';
+import { CliError } from '../args.ts';
+import { defineCommand } from '../command.ts';
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** 127.0.0.0/8, ::1 (and IPv4-mapped 127.x) and localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (h === 'localhost') return true;
+  if (isIPv4(h)) return loopback.check(h, 'ipv4');
+  if (isIPv6(h)) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h)?.[1];
+    return mapped ? loopback.check(mapped, 'ipv4') : loopback.check(h, 'ipv6');
+  }
+  return false;
+}
+
+/** The database URL without a password, for the banner. */
+function describeDatabase(url: string): string {
+  if (url.startsWith('sqlite:')) return url;
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres';
+  }
+}
+
+async function demoCredentials(repos: Repos): Promise<{ login: boolean; client: boolean }> {
+  const user = await repos.users.getByEmail(DEMO.email);
+  const app = await repos.applications.findByClientId(DEMO.clientId);
+  return { login: Boolean(user), client: Boolean(app) };
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      // A second signal gets the default action: a forced stop.
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve(signal);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
+
+export const serve = defineCommand({
+  name: 'serve',
+  usage: '[--json]',
+  summary: 'serve REST, beta and MCP (seeds the demo data into an empty database on a loopback host)',
+  options: {},
+  async run(ctx) {
+    const { config, db, repos, io } = ctx;
+    const demoAllowed = isLoopback(config.host) || config.allowDemoCredentials;
+    const notes: string[] = [];
+    let seeded = false;
+    if (await isDatabaseEmpty(db)) {
+      if (demoAllowed) {
+        await seedDemo(db);
+        seeded = true;
+        notes.push('The database was empty: loaded the demo data.');
+      } else {
+        notes.push(
+          `The database is empty and HOST ${config.host} is not a loopback address, so no demo data was ` +
+            'loaded: create a firm and users with "portfolio firms create" and "portfolio users create".',
+        );
+      }
+    }
+    const demo = await demoCredentials(repos);
+    if ((demo.login || demo.client) && !demoAllowed) {
+      throw new CliError(
+        `refusing to start: the demo credentials (${DEMO.email}, ${DEMO.clientId}) exist and HOST ` +
+          `${config.host} is not a loopback address; remove the demo firm or set ALLOW_DEMO_CREDENTIALS=1`,
+      );
+    }
+
+    const signal = waitForSignal();
+    // Loaded here, not at the top: the server's dependencies would slow every other command down.
+    const { startServer } = await import('../../server/http.ts');
+    const running = await startServer(config, { db });
+    // PUBLIC_URL when the operator set one; otherwise the address actually bound (PORT=0 picks one).
+    const base = io.env.PUBLIC_URL ? config.publicUrl : running.url;
+    const urls = {
+      url: base,
+      rest_url: `${base}/v1/`,
+      beta_url: `${base}/beta/investment/`,
+      mcp_url: `${base}/mcp`,
+      docs_url: `${base}/docs`,
+      health_url: `${base}/healthz`,
+    };
+    const tryIt =
+      `TOKEN=$(curl -s -u ${DEMO.clientId}:${DEMO.clientSecret} -d grant_type=client_credentials ${base}/o/token/ ` +
+      `| sed -E 's/.*"access_token":"([^"]+)".*/\\1/') && curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/companies/`;
+
+    if (ctx.json) {
+      io.out(
+        `${JSON.stringify({
+          ...urls,
+          database: describeDatabase(config.databaseUrl),
+          seeded,
+          demo:
+            demo.login || demo.client
+              ? {
+                  email: demo.login ? DEMO.email : null,
+                  password: demo.login ? DEMO.password : null,
+                  client_id: demo.client ? DEMO.clientId : null,
+                  client_secret: demo.client ? DEMO.clientSecret : null,
+                  curl: demo.client ? tryIt : null,
+                }
+              : null,
+        })}\n`,
+      );
+    } else {
+      const lines = [
+        `Portfolio data service listening on ${running.url}`,
+        `  REST API   ${urls.rest_url}`,
+        `  Beta API   ${urls.beta_url}`,
+        `  MCP        ${urls.mcp_url}`,
+        `  Docs       ${urls.docs_url}`,
+        `  Health     ${urls.health_url}`,
+        `  Database   ${describeDatabase(config.databaseUrl)}`,
+        ...notes.map((n) => `  ${n}`),
+      ];
+      if (demo.login || demo.client) {
+        lines.push('', `Demo data (firm "${DEMO.firmSlug}"; for local use only):`);
+        if (demo.login) lines.push(`  Login         ${DEMO.email} / ${DEMO.password}`);
+        if (demo.client) {
+          lines.push(
+            `  OAuth client  ${DEMO.clientId} / ${DEMO.clientSecret}`,
+            '  Get a token and list the companies:',
+            `    ${tryIt}`,
+          );
+        }
+      }
+      lines.push('', 'Stop with Ctrl-C (or SIGTERM).');
+      io.out(`${lines.join('\n')}\n`);
+    }
+
+    await signal;
+    await running.close();
+  },
+});
