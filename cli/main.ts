@@ -9,6 +9,7 @@ import type { Command, Io } from './command.ts';
 import { appsCreate, appsList, appsRevoke } from './commands/apps.ts';
 import { migrate, seed } from './commands/database.ts';
 import { firmsCreate, firmsList } from './commands/firms.ts';
+import { importCommand } from './commands/import.ts';
 import { serve } from './commands/serve.ts';
 import { tokensCreate, tokensList, tokensRevoke } from './commands/tokens.ts';
 import { usersCreate, usersList } from './commands/users.ts';
@@ -28,6 +29,7 @@ export const commands: readonly Command[] = [
   tokensCreate,
   tokensList,
   tokensRevoke,
+  importCommand,
 ];
 
 const GENERAL_USAGE = 'usage: portfolio <command> [options]; "portfolio --help" lists the commands';
