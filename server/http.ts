@@ -8,6 +8,7 @@ import { createRepos, type Repos } from '../db/repos/index.ts';
 import type { Clock } from '../tools/context.ts';
 import { systemClock } from '../tools/context.ts';
 import { createApp } from './app.ts';
+import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 
@@ -47,11 +48,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     validateOutput: options.validateOutput,
   });
   const server = app.listen(config.port, config.host);
+  server.on('clientError', answerClientError);
   await once(server, 'listening');
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = Math.min(config.requestTimeoutMs, 60000);
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  // Without PUBLIC_URL on an ephemeral port, links must name the port actually bound.
+  if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = `http://${host}:${port}`;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,

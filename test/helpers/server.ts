@@ -17,10 +17,7 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     DATABASE_URL: 'sqlite::memory:',
     ...options.env,
   });
-  const running = await startServer(config, { db, clock: options.clock, validateOutput: true });
-  // PUBLIC_URL defaults to the configured port (0): point it at the real one.
-  if (!options.env?.PUBLIC_URL) config.publicUrl = running.url;
-  return running;
+  return startServer(config, { db, clock: options.clock, validateOutput: true });
 }
 
 /** A controllable clock for expiry tests. */
