@@ -10,6 +10,7 @@ import { appsCreate, appsList, appsRevoke } from './commands/apps.ts';
 import { migrate, seed } from './commands/database.ts';
 import { firmsCreate, firmsList } from './commands/firms.ts';
 import { importCommand } from './commands/import.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { serve } from './commands/serve.ts';
 import { tokensCreate, tokensList, tokensRevoke } from './commands/tokens.ts';
 import { usersCreate, usersList } from './commands/users.ts';
@@ -19,6 +20,7 @@ export const commands: readonly Command[] = [
   migrate,
   seed,
   serve,
+  mcpCommand,
   firmsCreate,
   firmsList,
   usersCreate,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -116,4 +117,14 @@ export async function handleMcpRequest(
   });
   await server.connect(transport as Transport);
   await transport.handleRequest(req, res, body);
+}
+
+/** Serves the same tools over stdio until the client closes stdin (for clients that launch a command). */
+export async function serveMcpStdio(ctx: ToolContext, options: McpOptions): Promise<void> {
+  const server = createMcpServer(ctx, options);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
 }
