@@ -14,6 +14,8 @@ import type { Clock, ToolContext } from '../tools/context.ts';
 import { ToolError, Unauthenticated } from '../tools/errors.ts';
 import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
+import { rejectDeepJson } from './json-depth.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
 import type { Logger } from './logger.ts';
 
@@ -131,7 +133,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   // Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter).
   const parseJson = express.json({ limit: '1mb', strict: false });
-  const json = [requireJson, parseJson];
+  const json = [requireJson, parseJson, rejectDeepJson];
 
   app.use('/mcp', mcpOriginGuard(config));
   app.post(
@@ -203,7 +205,7 @@ export function createApp(deps: AppDeps): express.Express {
       sendProblem(res, err.status, err.code, err.message, err.errors);
       return;
     }
-    const e = err as { type?: string; status?: number };
+    const e = err as { type?: string; status?: number; expose?: boolean; message?: string };
     if (e?.type === 'entity.too.large') {
       sendProblem(res, 413, 'payload_too_large', 'the request body is larger than 1 MiB');
       return;
@@ -212,6 +214,35 @@ export function createApp(deps: AppDeps): express.Express {
       sendProblem(res, 400, 'invalid_parameter', 'the request body is not valid JSON', [
         { field: 'body', message: 'invalid JSON' },
       ]);
+      return;
+    }
+    // Express and body-parser mark a malformed request with a 4xx status (a path that is not valid
+    // percent-encoding, an unsupported charset): answer it, never a 500.
+    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      const code =
+        e.status === 413
+          ? 'payload_too_large'
+          : e.status === 415
+            ? 'unsupported_media_type'
+            : 'invalid_parameter';
+      const reason = e.expose === true && e.message ? `: ${e.message}` : '';
+      sendProblem(res, e.status, code, `the request could not be read${reason}; check its encoding`);
+      return;
+    }
+    if (isUnstorableText(err)) {
+      sendProblem(
+        res,
+        400,
+        'invalid_parameter',
+        'the request holds text that cannot be stored (a NUL character or invalid Unicode); remove it',
+      );
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      logger.warn('database unavailable', { request_id: res.locals.requestId, error: String(err) });
+      if (res.headersSent) return;
+      res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      sendProblem(res, 503, 'service_unavailable', 'the database is unavailable; retry in a few seconds');
       return;
     }
     logger.error('unhandled error', {

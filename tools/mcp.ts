@@ -62,11 +62,15 @@ export interface McpOptions {
   validateOutput?: boolean;
 }
 
+const describedTools = new Map<boolean, { tools: McpTool[] }>();
+
 /** An MCP server bound to one request's context; stateless, so one is built per request. */
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
   const tools = mcpTools(options);
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listing = { tools: tools.map(describeTool) };
+  // The JSON Schemas of every tool take tens of milliseconds to build: once per process, not per request.
+  const listing = describedTools.get(options.writeTools) ?? { tools: tools.map(describeTool) };
+  describedTools.set(options.writeTools, listing);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions:

@@ -46,6 +46,30 @@ export function checkPermission(tool: AnyTool, ctx: ToolContext): void {
   if (problem) throw new PermissionDenied(problem);
 }
 
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The first string in the raw input that no database can store as text: one with a NUL character
+ * (PostgreSQL rejects it) or a lone surrogate (silently replaced on the way to UTF-8). Walks without
+ * recursion, so any nesting depth is safe.
+ */
+export function unstorableText(raw: unknown): { path: PropertyKey[]; message: string } | undefined {
+  const stack: [unknown, PropertyKey[]][] = [[raw, []]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path, message: 'must not contain the NUL character (U+0000)' };
+      if (loneSurrogate.test(value))
+        return { path, message: 'must be well-formed Unicode (no lone surrogates)' };
+    } else if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) stack.push([item, [...path, i]]);
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) stack.push([item, [...path, key]]);
+    }
+  }
+  return undefined;
+}
+
 /** Validates raw input against the tool's schema, checks its permission and runs it. */
 export async function runTool(
   tool: AnyTool,
@@ -53,6 +77,9 @@ export async function runTool(
   raw: unknown,
   rename?: (field: string) => string,
 ): Promise<unknown> {
+  const bad = unstorableText(raw);
+  if (bad)
+    throw InvalidInput.field((rename ?? ((f: string) => f))(fieldName(bad.path)) || 'body', bad.message);
   const parsed = tool.input.safeParse(raw ?? {});
   if (!parsed.success) throw inputError(parsed.error, rename);
   checkPermission(tool, ctx);

@@ -1,0 +1,750 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { standardCategoryId } from '../../db/categories.ts';
+import { newId } from '../../db/ids.ts';
+import type { Repos } from '../../db/repos/index.ts';
+import type { User } from '../../db/types.ts';
+import type { Route } from '../../rest/adapter.ts';
+import { buildFixture, createApp, type Fixture, type FixtureUser, issueToken } from './fixture.ts';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+
+/** One object of every kind, all belonging to one company (firm-level kinds belong to its firm). */
+export interface Side {
+  firmId: string;
+  company: string;
+  companySlug: string;
+  companyName: string;
+  datum: string;
+  customCategory: string;
+  customCategoryName: string;
+  budget: string;
+  budgetName: string;
+  document: string;
+  documentName: string;
+  note: string;
+  noteText: string;
+  financing: string;
+  financingName: string;
+  coInvestor: string;
+  shareClass: string;
+  shareClassName: string;
+  security: string;
+  transaction: string;
+  informationRequest: string;
+  informationRequestName: string;
+  report: string;
+  customColumn: string;
+  customColumnName: string;
+  customColumnValue: string;
+  customColumnText: string;
+  fund: string;
+  fundName: string;
+  userEmail: string;
+}
+
+/** The roles of firm A a reliability suite calls with. */
+export type RoleName = 'admin' | 'editor' | 'viewer' | 'restricted' | 'noDocuments' | 'capTable';
+
+export interface World {
+  fx: Fixture;
+  roles: Record<RoleName, FixtureUser>;
+  /** Acme (firm A): visible to every role of firm A. */
+  own: Side;
+  /** Gamma (firm A): hidden from the restricted user only. */
+  hidden: Side;
+  /** Zeta (firm B): hidden from everyone in firm A. */
+  foreign: Side;
+}
+
+async function makeUser(
+  repos: Repos,
+  firmId: string,
+  email: string,
+  extra: Partial<User>,
+): Promise<FixtureUser> {
+  const user: User = {
+    id: newId(),
+    firm_id: firmId,
+    email,
+    first_name: email.split('@')[0]!,
+    last_name: 'Tester',
+    password_hash: 'not-a-real-hash',
+    role: 'editor',
+    all_companies: true,
+    can_view_documents: true,
+    can_edit_cap_table: false,
+    is_active: true,
+    created_at: T0,
+    ...extra,
+  };
+  await repos.users.create(user);
+  const app = await createApp(repos, user);
+  const rest = await issueToken(repos, user, {
+    kind: 'client_credentials',
+    audience: 'rest',
+    applicationId: app.id,
+  });
+  return { user, rest, pat: await issueToken(repos, user) };
+}
+
+interface FirmObjects {
+  customCategory: string;
+  customCategoryName: string;
+  informationRequest: string;
+  informationRequestName: string;
+  customColumn: string;
+  customColumnName: string;
+  fund: string;
+  fundName: string;
+  userEmail: string;
+}
+
+/** Firm-level objects: a custom metric, an information request, a custom column and a fund. */
+async function firmObjects(
+  db: Knex,
+  repos: Repos,
+  firmId: string,
+  label: string,
+  fund: { id: string; name: string } | undefined,
+  userEmail: string,
+): Promise<FirmObjects> {
+  const customCategory = `cat_${newId()}`;
+  const customCategoryName = `${label} KPI`;
+  await db('metric_categories').insert({
+    id: customCategory,
+    firm_id: firmId,
+    name: customCategoryName,
+    is_standard: false,
+    category_type: 'number',
+    is_point_in_time: true,
+    is_archived: false,
+    is_multiple: false,
+    choices: null,
+    created_at: T0,
+  });
+  const informationRequest = newId();
+  const informationRequestName = `${label} quarterly request`;
+  await repos.information.createRequest(
+    {
+      id: informationRequest,
+      firm_id: firmId,
+      name: informationRequestName,
+      due_date: '2026-02-15',
+      period_start_date: '2025-10-01',
+      period_end_date: '2025-12-31',
+      period: 'quarter',
+      status: 'active',
+      created_at: T0,
+    },
+    [{ id: newId(), name: `${label} balance sheet`, optional: false, position: 0 }],
+    [{ id: newId(), name: `${label} revenue`, optional: false, position: 0 }],
+  );
+  const customColumn = newId();
+  const customColumnName = `${label} board seat`;
+  await repos.customColumns.createColumn({
+    id: customColumn,
+    firm_id: firmId,
+    name: customColumnName,
+    type: 'text',
+    created_at: T0,
+  });
+  let fundRef = fund;
+  if (!fundRef) {
+    fundRef = { id: newId(), name: `${label} Fund I` };
+    await db('funds').insert({
+      id: fundRef.id,
+      firm_id: firmId,
+      name: fundRef.name,
+      size: '50000000.00',
+      vintage: 2021,
+      currency: 'EUR',
+      created_at: T0,
+    });
+  }
+  return {
+    customCategory,
+    customCategoryName,
+    informationRequest,
+    informationRequestName,
+    customColumn,
+    customColumnName,
+    fund: fundRef.id,
+    fundName: fundRef.name,
+    userEmail,
+  };
+}
+
+/** Company-level objects of every kind for one company, named after `label` so a leak is easy to spot. */
+async function companyObjects(
+  db: Knex,
+  repos: Repos,
+  firm: FirmObjects & { firmId: string; authorId: string; currency: string },
+  company: { id: string; slug: string; name: string },
+  label: string,
+): Promise<Side> {
+  const money = (value: string) => ({ value, currency: firm.currency, fx_rate: null, is_custom_rate: null });
+  const datum = newId();
+  await db('metric_data').insert({
+    id: datum,
+    firm_id: firm.firmId,
+    company_id: company.id,
+    category_id: standardCategoryId('revenue'),
+    cadence: 'month',
+    date: '2026-01-31',
+    value: '1000.00',
+    currency: firm.currency,
+    budget_id: null,
+    detailed_source: `${label} ledger`,
+    archived: false,
+    deleted_at: null,
+    created_at: T0,
+    updated_at: T0,
+  });
+  await db('metric_data').insert({
+    id: newId(),
+    firm_id: firm.firmId,
+    company_id: company.id,
+    category_id: firm.customCategory,
+    cadence: 'point_in_time',
+    date: '2026-01-31',
+    value: '7',
+    currency: null,
+    budget_id: null,
+    detailed_source: `${label} ledger`,
+    archived: false,
+    deleted_at: null,
+    created_at: T0,
+    updated_at: T0,
+  });
+  const budget = newId();
+  const budgetName = `${label} plan`;
+  await repos.budgets.create({
+    id: budget,
+    firm_id: firm.firmId,
+    company_id: company.id,
+    name: budgetName,
+    date: '2026-01-01',
+    color: '#336699',
+    description: `${label} budget`,
+    created_at: T0,
+  });
+  const document = newId();
+  const documentName = `${label} board deck.pdf`;
+  const fileId = newId();
+  const content = Buffer.from(`%PDF ${label}`);
+  await repos.documents.create(
+    {
+      id: document,
+      firm_id: firm.firmId,
+      company_id: company.id,
+      information_request_id: firm.informationRequest,
+      file_id: fileId,
+      name: documentName,
+      parse_state: 'completed',
+      parsed_at: '2026-01-11T00:00:00.000Z',
+      uploaded_at: '2026-01-10T09:00:00.000Z',
+      submitted_date: '2026-01-10',
+      source: 'upload',
+    },
+    { id: fileId, filename: documentName, content_type: 'application/pdf', size: content.length, content },
+  );
+  const note = newId();
+  const noteText = `${label} note: the board met`;
+  await repos.notes.create({
+    id: note,
+    firm_id: firm.firmId,
+    company_id: company.id,
+    author_id: firm.authorId,
+    note: noteText,
+    created_at: T0,
+  });
+  const financing = newId();
+  const financingName = `${label} Series A`;
+  const coInvestor = `${label} Angels`;
+  await repos.capTable.addFinancings(firm.firmId, [
+    {
+      id: financing,
+      company_id: company.id,
+      name: financingName,
+      closing_date: '2025-06-30',
+      pre_money: money('10000000'),
+      round_size: money('2000000'),
+      round_size_converted_value: firm.currency === 'USD' ? '2000000' : null,
+      fully_diluted_shares: '1000000',
+      is_crypto: false,
+      liquidation_multiple: '1',
+      cap_multiple: null,
+      seniority_position: 'SENIOR_TO_ALL',
+      participation_type: 'NON_PARTICIPATING',
+      created_at: T0,
+      co_investors: [{ name: coInvestor, is_lead: true }],
+      pari_passu_ids: [],
+    },
+  ]);
+  const shareClass = newId();
+  const shareClassName = `${label} Preferred A`;
+  await db('share_classes').insert({
+    id: shareClass,
+    firm_id: firm.firmId,
+    company_id: company.id,
+    financing_id: financing,
+    purchase_type: 'primary',
+    type: 'preferred',
+    name: shareClassName,
+    price_per_share_value: '2.00',
+    price_per_share_currency: firm.currency,
+    price_per_share_fx_rate: null,
+    price_per_share_is_custom_rate: null,
+    include_in_fair_value: true,
+    created_at: T0,
+  });
+  const security = newId();
+  await db('securities').insert({
+    id: security,
+    firm_id: firm.firmId,
+    company_id: company.id,
+    fund_id: firm.fund,
+    financing_id: financing,
+    share_class_id: shareClass,
+    type: 'certificate',
+    issue_date: '2025-06-30',
+    details: JSON.stringify({ investment_amount: money('500000'), shares: '250000' }),
+    created_at: T0,
+  });
+  const transaction = newId();
+  await db('transactions').insert({
+    id: transaction,
+    firm_id: firm.firmId,
+    company_id: company.id,
+    input_security_id: security,
+    output_security_id: null,
+    date: '2025-12-31',
+    event: 'sale',
+    shares: '1000',
+    investment_amount_value: '2000',
+    investment_amount_currency: firm.currency,
+    investment_amount_fx_rate: null,
+    investment_amount_is_custom_rate: null,
+    proceeds_value: '5000',
+    proceeds_currency: firm.currency,
+    proceeds_fx_rate: null,
+    proceeds_is_custom_rate: null,
+    created_at: T0,
+  });
+  const report = newId();
+  await repos.information.createReport(
+    {
+      id: report,
+      firm_id: firm.firmId,
+      company_id: company.id,
+      information_request_id: firm.informationRequest,
+      submitted_at: '2026-01-30T10:00:00.000Z',
+      status: 'completed',
+      created_at: T0,
+    },
+    [{ id: newId(), requested_document: `${label} balance sheet`, status: 'completed', position: 0 }],
+    [
+      {
+        id: newId(),
+        name: `${label} revenue`,
+        date: '2025-12-31',
+        status: 'completed',
+        time_period: 'quarter',
+        position: 0,
+      },
+    ],
+  );
+  const customColumnValue = newId();
+  const customColumnText = `${label} has a board seat`;
+  await repos.customColumns.setValue({
+    id: customColumnValue,
+    column_id: firm.customColumn,
+    company_id: company.id,
+    value_text: customColumnText,
+  });
+  return {
+    ...firm,
+    company: company.id,
+    companySlug: company.slug,
+    companyName: company.name,
+    datum,
+    budget,
+    budgetName,
+    document,
+    documentName,
+    note,
+    noteText,
+    financing,
+    financingName,
+    coInvestor,
+    shareClass,
+    shareClassName,
+    security,
+    transaction,
+    report,
+    customColumnValue,
+    customColumnText,
+  };
+}
+
+/**
+ * The fixture plus two roles (an editor without documents, an editor with the cap-table flag) and one
+ * object of every kind for Acme, Gamma (firm A) and Zeta (firm B). Firm B's and Gamma's names carry
+ * the markers `Bravo-secret` and `Gamma-hidden` so a leak shows up in any response text.
+ */
+export async function buildWorld(db: Knex): Promise<World> {
+  const fx = await buildFixture(db);
+  const { repos } = fx;
+  const noDocuments = await makeUser(repos, fx.firmA.id, 'nodocs@alpha.test', { can_view_documents: false });
+  const capTable = await makeUser(repos, fx.firmA.id, 'captable@alpha.test', { can_edit_cap_table: true });
+  const firmA = {
+    ...(await firmObjects(
+      db,
+      repos,
+      fx.firmA.id,
+      'Alpha',
+      { id: fx.fundA, name: 'Alpha Fund I' },
+      'admin@alpha.test',
+    )),
+    firmId: fx.firmA.id,
+    authorId: fx.admin.user.id,
+    currency: 'USD',
+  };
+  const firmB = {
+    ...(await firmObjects(db, repos, fx.firmB.id, 'Bravo-secret', undefined, fx.other.user.email)),
+    firmId: fx.firmB.id,
+    authorId: fx.other.user.id,
+    currency: 'EUR',
+  };
+  return {
+    fx,
+    roles: {
+      admin: fx.admin,
+      editor: fx.editor,
+      viewer: fx.viewer,
+      restricted: fx.restricted,
+      noDocuments,
+      capTable,
+    },
+    own: await companyObjects(db, repos, firmA, fx.companies.acme, 'Acme-own'),
+    hidden: await companyObjects(db, repos, firmA, fx.companies.gamma, 'Gamma-hidden'),
+    foreign: await companyObjects(db, repos, firmB, fx.companies.zeta, 'Bravo-secret'),
+  };
+}
+
+/** Every id and name of a side that must not appear in a response of someone who cannot see it. */
+export function markers(side: Side, level: 'company' | 'firm'): string[] {
+  const company = [
+    side.company,
+    side.companyName,
+    side.datum,
+    side.budget,
+    side.budgetName,
+    side.document,
+    side.documentName,
+    side.note,
+    side.noteText,
+    side.financing,
+    side.financingName,
+    side.coInvestor,
+    side.shareClass,
+    side.shareClassName,
+    side.security,
+    side.transaction,
+    side.report,
+    side.customColumnValue,
+    side.customColumnText,
+  ];
+  if (level === 'company') return company;
+  return [
+    ...company,
+    side.firmId,
+    side.customCategory,
+    side.customCategoryName,
+    side.informationRequest,
+    side.informationRequestName,
+    side.customColumn,
+    side.customColumnName,
+    side.fund,
+    side.fundName,
+    side.userEmail,
+    'Bravo Capital',
+  ];
+}
+
+/** The tables a write changes; a rejected write must leave every one of them as it was. */
+export const WRITE_TABLES = [
+  'metric_data',
+  'metric_comments',
+  'metric_history',
+  'financings',
+  'financing_co_investors',
+  'financing_pari_passu',
+  'share_classes',
+  'securities',
+  'transactions',
+  'companies',
+] as const;
+
+/** Row counts and a hash of the contents of every write table. */
+export async function writeChecksum(db: Knex): Promise<string> {
+  const hash = createHash('sha256');
+  for (const table of WRITE_TABLES) {
+    const rows = (await db(table).select('*')).map((row) =>
+      JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+    );
+    hash.update(`${table}:${rows.length}:`);
+    for (const row of rows.sort()) hash.update(row);
+  }
+  return hash.digest('hex');
+}
+
+/** The path, query string and JSON body of a REST request that gives `route`'s tool `input`. */
+export function restRequest(
+  route: Route,
+  input: Record<string, unknown>,
+): { method: string; path: string; body?: unknown } {
+  const rest = { ...input };
+  const path = route.path.replace(/:(\w+)/g, (_m, name: string) => {
+    const field = route.rename?.[name] ?? name;
+    const value = rest[field];
+    delete rest[field];
+    return encodeURIComponent(String(value ?? ''));
+  });
+  if (route.method !== 'GET') {
+    const body = route.body && typeof route.body === 'object' ? rest[route.body.field] : rest;
+    return { method: route.method, path, body };
+  }
+  const back = new Map(Object.entries(route.rename ?? {}).map(([q, f]) => [f, q]));
+  const params = new URLSearchParams();
+  for (const [field, value] of Object.entries(rest)) {
+    if (value === undefined) continue;
+    const name = back.get(field) ?? field;
+    for (const v of Array.isArray(value) ? value : [value]) params.append(name, String(v));
+  }
+  const query = params.toString();
+  return { method: 'GET', path: query ? `${path}?${query}` : path };
+}
+
+/** A raw JSON-RPC `tools/call` over the stateless MCP endpoint (no client-side validation in the way). */
+export async function mcpCall(
+  baseUrl: string,
+  token: string,
+  name: string,
+  args: unknown,
+  id: number | string = 1,
+): Promise<{ status: number; contentType: string; text: string; body: McpResponse | undefined }> {
+  const res = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const text = await res.text();
+  let body: McpResponse | undefined;
+  try {
+    body = JSON.parse(text) as McpResponse;
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, body };
+}
+
+export interface McpResponse {
+  jsonrpc: '2.0';
+  id: number | string | null;
+  result?: {
+    isError?: boolean;
+    content?: { type: string; text?: string }[];
+    structuredContent?: Record<string, unknown>;
+  };
+  error?: { code: number; message: string };
+}
+
+/** A side whose ids and names exist nowhere: what a caller gets for it is what "not found" looks like. */
+export function unknownSide(own: Side): Side {
+  const id = () => newId();
+  return {
+    ...own,
+    firmId: id(),
+    company: id(),
+    companySlug: `nowhere-${id()
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')}`,
+    companyName: `Nowhere ${id()}`,
+    datum: id(),
+    customCategory: `cat_${id()}`,
+    customCategoryName: `Nowhere KPI ${id()}`,
+    budget: id(),
+    budgetName: `Nowhere plan ${id()}`,
+    document: id(),
+    documentName: `Nowhere ${id()}.pdf`,
+    note: id(),
+    noteText: `Nowhere note ${id()}`,
+    financing: id(),
+    financingName: `Nowhere round ${id()}`,
+    coInvestor: `Nowhere Angels ${id()}`,
+    shareClass: id(),
+    shareClassName: `Nowhere class ${id()}`,
+    security: id(),
+    transaction: id(),
+    informationRequest: id(),
+    informationRequestName: `Nowhere request ${id()}`,
+    report: id(),
+    customColumn: id(),
+    customColumnName: `Nowhere column ${id()}`,
+    customColumnValue: id(),
+    customColumnText: `Nowhere text ${id()}`,
+    fund: id(),
+    fundName: `Nowhere Fund ${id()}`,
+    userEmail: `nowhere-${id().toLowerCase()}@nowhere.test`,
+  };
+}
+
+let roundCounter = 0;
+
+/** A valid financing round for a company (a unique name each call), with optional overrides. */
+export function validRound(companyId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  roundCounter += 1;
+  return {
+    company_id: companyId,
+    name: `Probe round ${roundCounter}`,
+    pre_money_valuation: { value: '8000000', currency: 'USD' },
+    round_size: { value: '1500000.50', currency: 'USD' },
+    fully_diluted_shares: '1000000',
+    closing_date: '2025-09-30',
+    co_investors: [{ name: `Probe investor ${roundCounter}`, is_lead: true }],
+    ...extra,
+  };
+}
+
+/**
+ * An input field that refers to an object of some kind, and how to fill it from a side. `level` says
+ * whether the object belongs to a company (hidden from a user without access to it) or to the firm.
+ * `token` is the text a response may echo back for it (replaced before responses are compared).
+ */
+export interface ReferenceField {
+  kind: string;
+  level: 'company' | 'firm';
+  value(side: Side, own: Side): unknown;
+  token(side: Side): string;
+}
+
+const ref = (kind: string, level: 'company' | 'firm', key: keyof Side): ReferenceField => ({
+  kind,
+  level,
+  value: (s) => s[key],
+  token: (s) => s[key],
+});
+/** A list field: the caller's own object together with the probed one, so a mix cannot leak either. */
+const refList = (kind: string, level: 'company' | 'firm', key: keyof Side): ReferenceField => ({
+  kind,
+  level,
+  value: (s, own) => (s[key] === own[key] ? [own[key]] : [own[key], s[key]]),
+  token: (s) => s[key],
+});
+
+/**
+ * Every input field name of the tools that refers to an object, by name: a new tool with these field
+ * names is covered by the suites without a change; a required field missing here fails them loudly.
+ */
+export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
+  company_id: [ref('company', 'company', 'company')],
+  company_ids: [refList('company', 'company', 'company')],
+  ids: [refList('company', 'company', 'company')],
+  company_slug: [ref('company', 'company', 'companySlug')],
+  name: [
+    ref('company name', 'company', 'companyName'),
+    ref('information request name', 'firm', 'informationRequestName'),
+  ],
+  name_contains: [ref('company name', 'company', 'companyName')],
+  datum_id: [ref('datum', 'company', 'datum')],
+  budget_id: [ref('budget', 'company', 'budget')],
+  financing_ids: [refList('financing', 'company', 'financing')],
+  share_class_ids: [refList('share class', 'company', 'shareClass')],
+  security_ids: [refList('security', 'company', 'security')],
+  input_security_id: [ref('security', 'company', 'security')],
+  output_security_id: [ref('security', 'company', 'security')],
+  transaction_ids: [refList('transaction', 'company', 'transaction')],
+  fund_id: [ref('fund', 'firm', 'fund')],
+  information_request_id: [ref('information request', 'firm', 'informationRequest')],
+  category_id: [ref('custom metric', 'firm', 'customCategory')],
+  category: [ref('custom metric name', 'firm', 'customCategoryName')],
+  category_name: [ref('custom metric name', 'firm', 'customCategoryName')],
+  custom_metric: [ref('custom metric name', 'firm', 'customCategoryName')],
+  email: [ref('user', 'firm', 'userEmail')],
+  co_investors: [
+    {
+      kind: 'co-investor',
+      level: 'company',
+      value: (s) => [{ name: s.coInvestor }],
+      token: (s) => s.coInvestor,
+    },
+  ],
+  financing_rounds: [
+    { kind: 'company', level: 'company', value: (s) => [validRound(s.company)], token: (s) => s.company },
+    {
+      kind: 'financing',
+      level: 'company',
+      value: (s, own) => [
+        validRound(own.company, { seniority_position: 'PARI_PASSU', pari_passu_rounds: [s.financing] }),
+      ],
+      token: (s) => s.financing,
+    },
+  ],
+};
+
+/** Fields a valid call needs besides references (a change for update_metric). */
+const EXTRA_FIELDS: Record<string, () => unknown> = {
+  comments: () => [{ content: `reliability probe ${++roundCounter}` }],
+};
+
+/** Optional reference fields a base call fills anyway, because some tools need one of them. */
+const ANCHORS = ['company_id'];
+
+/** Whether a tool input field takes a list (optional, default and nullable wrappers looked through). */
+export function isListField(schema: unknown): boolean {
+  let s = schema as { _zod: { def: { type: string; innerType?: unknown } } };
+  while (
+    s._zod.def.innerType &&
+    ['optional', 'default', 'nullable', 'prefault', 'readonly', 'catch'].includes(s._zod.def.type)
+  ) {
+    s = s._zod.def.innerType as typeof s;
+  }
+  return s._zod.def.type === 'array';
+}
+
+/** A reference value in the form the field takes: a single value goes into a list field as a list of one. */
+export function fitField(schema: unknown, value: unknown): unknown {
+  return isListField(schema) && !Array.isArray(value) ? [value] : value;
+}
+
+function isOptional(schema: unknown): boolean {
+  return (schema as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success;
+}
+
+/**
+ * A valid input for a tool over the caller's own objects: every required field, plus the company
+ * anchor and the change fields when the tool has them. Throws for a required field nobody knows.
+ */
+export function baseInput(tool: { name: string; input: { shape: Record<string, unknown> } }, own: Side) {
+  const input: Record<string, unknown> = {};
+  for (const [field, schema] of Object.entries(tool.input.shape)) {
+    const known = REFERENCE_FIELDS[field]?.[0];
+    const wanted = !isOptional(schema) || ANCHORS.includes(field) || field in EXTRA_FIELDS;
+    if (!wanted) continue;
+    if (known) input[field] = fitField(schema, known.value(own, own));
+    else if (EXTRA_FIELDS[field]) input[field] = EXTRA_FIELDS[field]();
+    else if (!isOptional(schema)) {
+      throw new Error(
+        `${tool.name}.${field} is required but test/helpers/world.ts has no value for it: add it to REFERENCE_FIELDS`,
+      );
+    }
+  }
+  return input;
+}
