@@ -566,44 +566,42 @@ export interface McpResponse {
   error?: { code: number; message: string };
 }
 
-/** A side whose ids and names exist nowhere: what a caller gets for it is what "not found" looks like. */
-export function unknownSide(own: Side): Side {
-  const id = () => newId();
-  return {
-    ...own,
-    firmId: id(),
-    company: id(),
-    companySlug: `nowhere-${id()
-      .toLowerCase()
-      .replace(/[^a-z0-9]/g, '')}`,
-    companyName: `Nowhere ${id()}`,
-    datum: id(),
-    customCategory: `cat_${id()}`,
-    customCategoryName: `Nowhere KPI ${id()}`,
-    budget: id(),
-    budgetName: `Nowhere plan ${id()}`,
-    document: id(),
-    documentName: `Nowhere ${id()}.pdf`,
-    note: id(),
-    noteText: `Nowhere note ${id()}`,
-    financing: id(),
-    financingName: `Nowhere round ${id()}`,
-    coInvestor: `Nowhere Angels ${id()}`,
-    shareClass: id(),
-    shareClassName: `Nowhere class ${id()}`,
-    security: id(),
-    transaction: id(),
-    informationRequest: id(),
-    informationRequestName: `Nowhere request ${id()}`,
-    report: id(),
-    customColumn: id(),
-    customColumnName: `Nowhere column ${id()}`,
-    customColumnValue: id(),
-    customColumnText: `Nowhere text ${id()}`,
-    fund: id(),
-    fundName: `Nowhere Fund ${id()}`,
-    userEmail: `nowhere-${id().toLowerCase()}@nowhere.test`,
-  };
+const ID_KEYS = [
+  'firmId',
+  'company',
+  'datum',
+  'budget',
+  'document',
+  'note',
+  'financing',
+  'shareClass',
+  'security',
+  'transaction',
+  'informationRequest',
+  'report',
+  'customColumn',
+  'customColumnValue',
+  'fund',
+] as const;
+
+/**
+ * A side whose ids and names exist nowhere, shaped like `template` (fresh ids of the same form, names
+ * with the label swapped for one of the same length): what a caller gets for it is what "not found"
+ * looks like, down to the "did you mean" suggestions.
+ */
+export function unknownSide(template: Side): Side {
+  const rename = (text: string) =>
+    text
+      .replace(/Bravo-secret|Gamma-hidden|Acme-own/g, (m) => 'Nobody-there-xyz'.slice(0, m.length))
+      .replace(/Zeta Zero|Gamma Grid|Acme Analytics/g, (m) => 'Nowhere Nothing Co'.slice(0, m.length))
+      .replace(/zeta-zero|gamma-grid|acme-analytics/g, (m) => 'nowhere-nothing-co'.slice(0, m.length))
+      .replace(/@(bravo|alpha)\.test/, '@nobod.test');
+  const side = Object.fromEntries(
+    Object.entries(template).map(([k, v]) => [k, rename(String(v))]),
+  ) as unknown as Side;
+  for (const key of ID_KEYS) side[key] = newId();
+  side.customCategory = `cat_${newId()}`;
+  return side;
 }
 
 let roundCounter = 0;
