@@ -2,7 +2,7 @@
 // only when there is none writes everything in one transaction.
 import type { Knex } from 'knex';
 import { FLOW_CADENCES, isMonetary, isNumericKind } from './categories.ts';
-import { isDecimal, multiplyDecimal, scaleOf } from './decimal.ts';
+import { convertDecimal, isDecimal } from './decimal.ts';
 import { newId } from './ids.ts';
 import { bool, chunk } from './repos/util.ts';
 import type { Firm } from './types.ts';
@@ -126,9 +126,6 @@ export interface ImportOptions {
 
 /** Who changed a metric in metric_history when the change came from an import. */
 export const IMPORT_AUTHOR = 'import';
-
-/** Decimal places kept in a converted amount: finer than any currency's minor unit. */
-const CONVERTED_SCALE = 6;
 
 function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
@@ -446,7 +443,7 @@ async function storedMoney(trx: Knex.Transaction, firm: Firm, money: ImportMoney
 
 function converted(value: string | null, rate: string | null): string | null {
   if (value === null || rate === null) return null;
-  return multiplyDecimal(value, rate, CONVERTED_SCALE, Math.min(scaleOf(value), CONVERTED_SCALE));
+  return convertDecimal(value, rate);
 }
 
 /** Both sides compared as text; null and undefined alike. */

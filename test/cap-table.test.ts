@@ -1,10 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import fc from 'fast-check';
 import type { Knex } from 'knex';
 import type { NewFinancing } from '../db/repos/cap-table.ts';
 import type { RunningServer } from '../server/http.ts';
-import { compareDecimal, decimalFromNumber, normalizeDecimal } from '../tools/decimal.ts';
 import { mcpTools } from '../tools/mcp.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
@@ -453,42 +451,6 @@ async function countFinancings(db: Knex): Promise<number> {
   const row = (await db('financings').count({ n: '*' }).first()) as { n: number | string };
   return Number(row.n);
 }
-
-describe('decimal strings of the cap table', () => {
-  it('normalises sign and leading zeros and keeps the decimal places given', () => {
-    expect(normalizeDecimal('+007.50')).to.equal('7.50');
-    expect(normalizeDecimal('-0.00')).to.equal('0.00');
-    expect(normalizeDecimal('-12')).to.equal('-12');
-    for (const bad of ['', '1e6', '1,000', ' 1', '1.', '.5', 'abc'])
-      expect(normalizeDecimal(bad), bad).to.equal(null);
-  });
-
-  it('writes JSON numbers without exponents', () => {
-    expect(decimalFromNumber(1e21)).to.equal('1000000000000000000000');
-    expect(decimalFromNumber(1.5e-7)).to.equal('0.00000015');
-    expect(decimalFromNumber(-2500000.5)).to.equal('-2500000.5');
-    expect(decimalFromNumber(Number.NaN)).to.equal(null);
-  });
-
-  it('orders decimal strings exactly as their scaled integers', () => {
-    const decimal = fc
-      .tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 8 }))
-      .map(([units, scale]) => {
-        const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0');
-        const body = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
-        return { text: units < 0n ? `-${body}` : body, units, scale };
-      });
-    fc.assert(
-      fc.property(decimal, decimal, (a, b) => {
-        const scale = Math.max(a.scale, b.scale);
-        const x = a.units * 10n ** BigInt(scale - a.scale);
-        const y = b.units * 10n ** BigInt(scale - b.scale);
-        expect(compareDecimal(a.text, b.text)).to.equal(x < y ? -1 : x > y ? 1 : 0);
-        expect(compareDecimal(normalizeDecimal(a.text)!, a.text)).to.equal(0);
-      }),
-    );
-  });
-});
 
 for (const dialect of dialects) {
   describe(`cap table: beta reads and add_financing_rounds (${dialect.name}) @db`, () => {

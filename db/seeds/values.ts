@@ -2,6 +2,7 @@
  * The fixed calendar of the demo data and the helpers that turn numbers into the stored text forms:
  * dates 'YYYY-MM-DD', instants 'YYYY-MM-DDTHH:MM:SS.000Z', decimals as strings (never floats).
  */
+import { multiplyDecimal } from '../decimal.ts';
 
 /** The demo world's "today": data runs to October 2026 and the Q3 2026 reports are due. */
 export const DEMO_TODAY = '2026-11-16';
@@ -145,14 +146,9 @@ export function nice(units: number, digits = 2): number {
  * decimal string with 2 decimals, rounded half away from zero.
  */
 export function mulRate(cents: number, rate: string): string {
-  const [whole, frac = ''] = rate.split('.');
-  const scale = 10n ** BigInt(frac.length);
-  const rateInt = BigInt(`${whole}${frac}`);
-  const product = BigInt(cents) * rateInt;
-  const neg = product < 0n;
-  const abs = neg ? -product : product;
-  const rounded = (abs + scale / 2n) / scale;
-  return fmtCents(Number(neg ? -rounded : rounded));
+  const product = multiplyDecimal(fmtCents(cents), rate, 2, 2);
+  if (product === null) throw new Error(`not a decimal rate: ${rate}`);
+  return product;
 }
 
 /** Integer cents of a decimal string with at most 2 decimals. */

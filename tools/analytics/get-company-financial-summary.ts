@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import * as D from '../../db/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import type { Figure as FigureValue, LatestFigure as LatestValue } from '../schemas/figure.ts';
 import { Figure, FxRateUsed, LatestFigure, Period } from '../schemas/figure.ts';
-import * as D from './decimal.ts';
 import {
   bucket,
   chooseSeries,
@@ -307,7 +307,7 @@ function burnMultiple(netBurn: Trailing, netNewArr: FigureValue): FigureValue {
   }
   if (netNewArr.value === null)
     return nullFigure('multiple', null, `net new ARR: ${netNewArr.reason}`, source, when);
-  const arr = D.parseDecimal(netNewArr.value)!;
+  const arr = D.readDecimal(netNewArr.value)!;
   if (D.sign(arr) <= 0) {
     return nullFigure(
       'multiple',
@@ -348,7 +348,7 @@ function runway(cash: LatestValue, cashRows: readonly Observation[], burn: Trail
       when,
     );
   }
-  const amount = cashObs[0]?.value ?? D.parseDecimal(cash.value)!;
+  const amount = cashObs[0]?.value ?? D.readDecimal(cash.value)!;
   if (D.sign(amount) < 0) {
     return nullFigure('months', null, `cash in bank is negative (${cash.value})`, source, when);
   }
@@ -396,7 +396,7 @@ function ruleOf40(growthFigure: FigureValue, marginFigure: FigureValue): FigureV
   if (marginFigure.value === null) {
     return nullFigure('percent', null, `EBITDA margin (TTM): ${marginFigure.reason}`, source, when);
   }
-  const total = D.add(D.parseDecimal(growthFigure.value)!, D.parseDecimal(marginFigure.value)!);
+  const total = D.add(D.readDecimal(growthFigure.value)!, D.readDecimal(marginFigure.value)!);
   return figure(total, 'percent', null, when, source);
 }
 

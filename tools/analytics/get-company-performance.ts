@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import * as D from '../../db/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { Figure, FxRateUsed, LatestFigure, Period, Unit } from '../schemas/figure.ts';
-import * as D from './decimal.ts';
 import {
   badBase,
   type Chosen,
@@ -240,5 +240,5 @@ function cmgr(category: string, chosen: Chosen, start: Month, end: Month) {
   const n = last.month - first.month;
   const ratio = D.toNumber(D.div(last.value, first.value, 12));
   const rate = (ratio ** (1 / n) - 1) * 100;
-  return figure(D.parseDecimal(rate.toFixed(2)), 'percent', null, when, source);
+  return figure(D.readDecimal(rate.toFixed(2)), 'percent', null, when, source);
 }

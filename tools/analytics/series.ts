@@ -1,11 +1,11 @@
 // The shared core of the analytics tools: one company's reported values loaded once (never a page),
 // put into one currency, bucketed by month in one cadence, and the growth and trailing figures over them.
 import { STANDARD_CATEGORIES } from '../../db/categories.ts';
+import * as D from '../../db/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { ToolContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
 import type { Figure, FxRateUsed, LatestFigure, Period, Source, Unit } from '../schemas/figure.ts';
-import * as D from './decimal.ts';
 
 /** A calendar month as a number: year × 12 + month index. */
 export type Month = number;
@@ -152,7 +152,7 @@ export async function loadCompanyData(
   const used = new Map<string, FxRateUsed>();
 
   for (const r of rows) {
-    const parsed = D.parseDecimal(r.value);
+    const parsed = D.readDecimal(r.value);
     const obs: Observation = {
       id: r.id,
       category: r.category,
@@ -171,7 +171,7 @@ export async function loadCompanyData(
     const currency = currencyOf(r);
     if (parsed && convert && isMoney(r) && currency !== preferred) {
       const rate = findRate(ratesByCurrency.get(currency) ?? [], r.date);
-      const factor = rate && D.parseDecimal(rate.rate);
+      const factor = rate && D.readDecimal(rate.rate);
       if (rate && factor) {
         obs.value = D.mul(parsed, factor);
         obs.converted = true;

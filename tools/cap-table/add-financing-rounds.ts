@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { compareDecimal } from '../../db/decimal.ts';
 import { newId, nowIso } from '../../db/ids.ts';
 import type { NewFinancing, StoredMoney } from '../../db/repos/cap-table.ts';
 import type { ToolContext } from '../context.ts';
-import { compareDecimal } from '../decimal.ts';
 import { defineTool } from '../define.ts';
 import { type FieldError, InvalidInput, MissingParameter } from '../errors.ts';
 import { inputError } from '../run.ts';

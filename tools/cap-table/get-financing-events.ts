@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { compareDecimal } from '../../db/decimal.ts';
 import type { FinancingRecord } from '../../db/repos/cap-table.ts';
-import { compareDecimal } from '../decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { FinancingOut, toFinancingOut } from '../schemas/financing.ts';
 import { type MoneyConverter, moneyConverter } from '../schemas/money.ts';

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { CUSTOM_CATEGORY } from '../../db/categories.ts';
-import { isDecimal, multiplyDecimal, scaleOf } from '../../db/decimal.ts';
+import { convertDecimal, isDecimal } from '../../db/decimal.ts';
 import type { DatumWithRate } from '../../db/repos/metrics.ts';
-
-/** Decimal places kept in a converted value: finer than any currency's minor unit. */
-const CONVERTED_SCALE = 6;
 
 export const Datum = z.object({
   id: z.string().describe('Datum identifier.'),
@@ -50,17 +47,7 @@ export type Datum = z.infer<typeof Datum>;
 export function toDatum(row: DatumWithRate, preferredCurrency: string): Datum {
   const convertible = row.fx_rate !== null && isDecimal(row.value);
   let converted: string | null = null;
-  if (convertible) {
-    converted =
-      row.fx_rate === '1'
-        ? row.value
-        : multiplyDecimal(
-            row.value,
-            row.fx_rate!,
-            CONVERTED_SCALE,
-            Math.min(scaleOf(row.value), CONVERTED_SCALE),
-          );
-  }
+  if (convertible) converted = row.fx_rate === '1' ? row.value : convertDecimal(row.value, row.fx_rate!);
   return {
     id: row.id,
     company_id: row.company_id,

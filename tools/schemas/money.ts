@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { multiplyDecimal, scaleOf } from '../../db/decimal.ts';
+import {
+  convertDecimal,
+  decimalFromNumber,
+  isNegativeDecimal,
+  isZeroDecimal,
+  normalizeDecimal,
+} from '../../db/decimal.ts';
 import type { RateProbe, StoredMoney } from '../../db/repos/cap-table.ts';
 import type { ToolContext } from '../context.ts';
-import { decimalFromNumber, isNegativeDecimal, isZeroDecimal, normalizeDecimal } from '../decimal.ts';
 import { CurrencyCode } from './currency.ts';
-
-/** Decimal places kept in a converted value: finer than any currency's minor unit (as for metrics). */
-export const CONVERTED_SCALE = 6;
 
 /**
  * A number or a numeric string, kept as an exact decimal string (`1.50` stays `1.50`; a JSON number
@@ -116,17 +118,12 @@ export class MoneyConverter {
     return { rate: this.table.get(`${money.currency}|${date}`) ?? money.fx_rate ?? null, custom: false };
   }
 
-  /** value × rate, exact, to at most CONVERTED_SCALE places; null without a rate. */
+  /** value × rate, exact, to at most CONVERTED_SCALE places (db/decimal.ts); null without a rate. */
   convertedValue(money: StoredMoney, date: string): string | null {
     const { rate } = this.rate(money, date);
     if (rate === null || money.value === null) return null;
     if (rate === '1') return money.value;
-    return multiplyDecimal(
-      money.value,
-      rate,
-      CONVERTED_SCALE,
-      Math.min(scaleOf(money.value), CONVERTED_SCALE),
-    );
+    return convertDecimal(money.value, rate);
   }
 
   /** The MoneyAmount of a stored amount; fx_rate and is_custom_rate only when the caller asked for them. */

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { multiplyDecimal, scaleOf } from '../../db/decimal.ts';
+import { decimalFromNumber, multiplyDecimal, normalizeDecimal, scaleOf } from '../../db/decimal.ts';
 import type { SecurityRecord, StoredMoney } from '../../db/repos/cap-table.ts';
-import { decimalFromNumber, normalizeDecimal } from '../decimal.ts';
 import { type DatedMoney, MoneyAmount, type MoneyConverter } from './money.ts';
 
 // A security row keeps its kind-specific fields in `details`, named as in the reference *Out shapes:
