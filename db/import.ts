@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { FLOW_CADENCES, isMonetary, isNumericKind } from './categories.ts';
 import { convertDecimal, isDecimal } from './decimal.ts';
 import { newId } from './ids.ts';
+import { type StoredMoney, writeMoney } from './repos/cap-table.ts';
 import { bool, chunk } from './repos/util.ts';
 import type { Firm } from './types.ts';
 
@@ -429,7 +430,12 @@ async function rateOn(trx: Knex.Transaction, firm: Firm, from: string, date: str
   return row?.rate ?? null;
 }
 
-async function storedMoney(trx: Knex.Transaction, firm: Firm, money: ImportMoney | null, date: string) {
+async function storedMoney(
+  trx: Knex.Transaction,
+  firm: Firm,
+  money: ImportMoney | null,
+  date: string,
+): Promise<StoredMoney> {
   if (!money) return { value: null, currency: null, fx_rate: null, is_custom_rate: null };
   const custom = money.fx_rate !== null;
   const rate = custom ? money.fx_rate : money.currency ? await rateOn(trx, firm, money.currency, date) : null;
@@ -616,14 +622,8 @@ async function write(
     const row: Record<string, unknown> = {
       name: item.name,
       closing_date: item.closing_date,
-      pre_money_value: preMoney.value,
-      pre_money_currency: preMoney.currency,
-      pre_money_fx_rate: preMoney.fx_rate,
-      pre_money_is_custom_rate: preMoney.is_custom_rate,
-      round_size_value: roundSize.value,
-      round_size_currency: roundSize.currency,
-      round_size_fx_rate: roundSize.fx_rate,
-      round_size_is_custom_rate: roundSize.is_custom_rate,
+      ...writeMoney('pre_money', preMoney),
+      ...writeMoney('round_size', roundSize),
       round_size_converted_value: converted(roundSize.value, roundSize.fx_rate),
       fully_diluted_shares: item.fully_diluted_shares,
       is_crypto: item.is_crypto,

@@ -18,11 +18,10 @@ export interface CoInvestorRow {
   is_lead: boolean;
 }
 
-export interface FinancingRecord {
+/** What a stored round and a round to insert have in common. */
+interface FinancingFields {
   id: string;
-  firm_id: string;
   company_id: string;
-  company_name: string;
   name: string;
   closing_date: string;
   pre_money: StoredMoney;
@@ -37,6 +36,11 @@ export interface FinancingRecord {
   created_at: string;
   /** In the order they were given. */
   co_investors: CoInvestorRow[];
+}
+
+export interface FinancingRecord extends FinancingFields {
+  firm_id: string;
+  company_name: string;
   /** The rounds declared pari passu with this one, in the order they were given. */
   pari_passu_rounds: { id: string; name: string }[];
 }
@@ -56,22 +60,7 @@ export interface FinancingFilter {
 }
 
 /** A round to insert; ids and rates are resolved by the caller. */
-export interface NewFinancing {
-  id: string;
-  company_id: string;
-  name: string;
-  closing_date: string;
-  pre_money: StoredMoney;
-  round_size: StoredMoney;
-  round_size_converted_value: string | null;
-  fully_diluted_shares: string | null;
-  is_crypto: boolean;
-  liquidation_multiple: string | null;
-  cap_multiple: string | null;
-  seniority_position: string | null;
-  participation_type: string | null;
-  created_at: string;
-  co_investors: CoInvestorRow[];
+export interface NewFinancing extends FinancingFields {
   pari_passu_ids: string[];
 }
 
@@ -155,17 +144,27 @@ function moneyColumns(table: string, prefix: string): string[] {
   return moneySuffixes.map((s) => `${table}.${prefix}_${s}`);
 }
 
+/** A nullable text column. */
+function textOrNull(v: unknown): string | null {
+  return (v as string | null) ?? null;
+}
+
+/** A nullable boolean column. */
+function flagOrNull(v: unknown): boolean | null {
+  return v === null || v === undefined ? null : bool(v);
+}
+
 function readMoney(raw: Raw, prefix: string): StoredMoney {
-  const custom = raw[`${prefix}_is_custom_rate`];
   return {
-    value: (raw[`${prefix}_value`] as string | null) ?? null,
-    currency: (raw[`${prefix}_currency`] as string | null) ?? null,
-    fx_rate: (raw[`${prefix}_fx_rate`] as string | null) ?? null,
-    is_custom_rate: custom === null || custom === undefined ? null : bool(custom),
+    value: textOrNull(raw[`${prefix}_value`]),
+    currency: textOrNull(raw[`${prefix}_currency`]),
+    fx_rate: textOrNull(raw[`${prefix}_fx_rate`]),
+    is_custom_rate: flagOrNull(raw[`${prefix}_is_custom_rate`]),
   };
 }
 
-function writeMoney(prefix: string, money: StoredMoney): Raw {
+/** The four columns of a money amount, for an insert or an update. */
+export function writeMoney(prefix: string, money: StoredMoney): Raw {
   return {
     [`${prefix}_value`]: money.value,
     [`${prefix}_currency`]: money.currency,
@@ -191,48 +190,57 @@ const ID_BATCH = 500;
 
 /** The cap table of a firm: financings, share classes, securities and transactions. */
 export function capTableRepo(db: Knex) {
-  async function coInvestorsOf(ids: string[]): Promise<Map<string, CoInvestorRow[]>> {
-    const out = new Map<string, CoInvestorRow[]>();
+  /** The rows of a table under financings, loaded in batches and listed per financing in query order. */
+  async function perFinancing<R extends { financing_id: string }, T>(
+    ids: string[],
+    load: (batch: string[]) => Promise<R[]>,
+    item: (row: R) => T,
+  ): Promise<Map<string, T[]>> {
+    const out = new Map<string, T[]>();
     for (const batch of chunk(ids, ID_BATCH)) {
-      const rows = (await db('financing_co_investors')
-        .whereIn('financing_id', batch)
-        .orderBy([{ column: 'financing_id' }, { column: 'position' }, { column: 'id' }])
-        .select('financing_id', 'name', 'is_lead')) as {
-        financing_id: string;
-        name: string;
-        is_lead: unknown;
-      }[];
-      for (const r of rows) {
+      for (const r of await load(batch)) {
         const list = out.get(r.financing_id) ?? [];
-        list.push({ name: r.name, is_lead: bool(r.is_lead) });
+        list.push(item(r));
         out.set(r.financing_id, list);
       }
     }
     return out;
   }
 
-  async function pariPassuOf(ids: string[]): Promise<Map<string, { id: string; name: string }[]>> {
-    const out = new Map<string, { id: string; name: string }[]>();
-    for (const batch of chunk(ids, ID_BATCH)) {
-      const rows = (await db('financing_pari_passu')
-        .join('financings', 'financings.id', 'financing_pari_passu.other_financing_id')
-        .whereIn('financing_pari_passu.financing_id', batch)
-        .orderBy([
-          { column: 'financing_pari_passu.financing_id' },
-          { column: 'financing_pari_passu.position' },
-        ])
-        .select(
-          'financing_pari_passu.financing_id',
-          'financings.id as other_id',
-          'financings.name as other_name',
-        )) as { financing_id: string; other_id: string; other_name: string }[];
-      for (const r of rows) {
-        const list = out.get(r.financing_id) ?? [];
-        list.push({ id: r.other_id, name: r.other_name });
-        out.set(r.financing_id, list);
-      }
-    }
-    return out;
+  function coInvestorsOf(ids: string[]): Promise<Map<string, CoInvestorRow[]>> {
+    return perFinancing(
+      ids,
+      async (batch) =>
+        (await db('financing_co_investors')
+          .whereIn('financing_id', batch)
+          .orderBy([{ column: 'financing_id' }, { column: 'position' }, { column: 'id' }])
+          .select('financing_id', 'name', 'is_lead')) as {
+          financing_id: string;
+          name: string;
+          is_lead: unknown;
+        }[],
+      (r) => ({ name: r.name, is_lead: bool(r.is_lead) }),
+    );
+  }
+
+  function pariPassuOf(ids: string[]): Promise<Map<string, { id: string; name: string }[]>> {
+    return perFinancing(
+      ids,
+      async (batch) =>
+        (await db('financing_pari_passu')
+          .join('financings', 'financings.id', 'financing_pari_passu.other_financing_id')
+          .whereIn('financing_pari_passu.financing_id', batch)
+          .orderBy([
+            { column: 'financing_pari_passu.financing_id' },
+            { column: 'financing_pari_passu.position' },
+          ])
+          .select(
+            'financing_pari_passu.financing_id',
+            'financings.id as other_id',
+            'financings.name as other_name',
+          )) as { financing_id: string; other_id: string; other_name: string }[],
+      (r) => ({ id: r.other_id, name: r.other_name }),
+    );
   }
 
   function withCompanyName(qb: QB, table: string): QB {
@@ -273,13 +281,13 @@ export function capTableRepo(db: Knex) {
       closing_date: r.closing_date as string,
       pre_money: readMoney(r, 'pre_money'),
       round_size: readMoney(r, 'round_size'),
-      round_size_converted_value: (r.round_size_converted_value as string | null) ?? null,
-      fully_diluted_shares: (r.fully_diluted_shares as string | null) ?? null,
+      round_size_converted_value: textOrNull(r.round_size_converted_value),
+      fully_diluted_shares: textOrNull(r.fully_diluted_shares),
       is_crypto: bool(r.is_crypto),
-      liquidation_multiple: (r.liquidation_multiple as string | null) ?? null,
-      cap_multiple: (r.cap_multiple as string | null) ?? null,
-      seniority_position: (r.seniority_position as string | null) ?? null,
-      participation_type: (r.participation_type as string | null) ?? null,
+      liquidation_multiple: textOrNull(r.liquidation_multiple),
+      cap_multiple: textOrNull(r.cap_multiple),
+      seniority_position: textOrNull(r.seniority_position),
+      participation_type: textOrNull(r.participation_type),
       created_at: r.created_at as string,
       co_investors: investors.get(r.id as string) ?? [],
       pari_passu_rounds: pariPassu.get(r.id as string) ?? [],
@@ -418,10 +426,7 @@ export function capTableRepo(db: Knex) {
         type: r.type as string,
         name: r.name as string,
         price_per_share: readMoney(r, 'price_per_share'),
-        include_in_fair_value:
-          r.include_in_fair_value === null || r.include_in_fair_value === undefined
-            ? null
-            : bool(r.include_in_fair_value),
+        include_in_fair_value: flagOrNull(r.include_in_fair_value),
       }));
     },
 
@@ -454,9 +459,9 @@ export function capTableRepo(db: Knex) {
         company_name: r.company_name as string,
         fund_id: r.fund_id as string,
         fund_name: r.fund_name as string,
-        financing_id: (r.financing_id as string | null) ?? null,
-        share_class_id: (r.share_class_id as string | null) ?? null,
-        share_class_name: (r.share_class_name as string | null) ?? null,
+        financing_id: textOrNull(r.financing_id),
+        share_class_id: textOrNull(r.share_class_id),
+        share_class_name: textOrNull(r.share_class_name),
         type: r.type as string,
         issue_date: r.issue_date as string,
         details: parseDetails(r.details),
@@ -489,11 +494,11 @@ export function capTableRepo(db: Knex) {
         id: r.id as string,
         company_id: r.company_id as string,
         company_name: r.company_name as string,
-        input_security_id: (r.input_security_id as string | null) ?? null,
-        output_security_id: (r.output_security_id as string | null) ?? null,
+        input_security_id: textOrNull(r.input_security_id),
+        output_security_id: textOrNull(r.output_security_id),
         date: r.date as string,
         event: r.event as string,
-        shares: (r.shares as string | null) ?? null,
+        shares: textOrNull(r.shares),
         investment_amount: readMoney(r, 'investment_amount'),
         proceeds: readMoney(r, 'proceeds'),
       }));

@@ -6,9 +6,9 @@ import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { type FieldError, InvalidInput, MissingParameter } from '../errors.ts';
 import { inputError } from '../run.ts';
-import { FinancingInput, FinancingOut, toFinancingOut } from '../schemas/financing.ts';
+import { FinancingInput, FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
 import { type MoneyInput, moneyConverter } from '../schemas/money.ts';
-import { resultsOf } from './shared.ts';
+import { convertedResults, resultsOf } from './shared.ts';
 
 export const MAX_ROUNDS = 100;
 
@@ -205,10 +205,7 @@ export const addFinancingRounds = defineTool({
     }));
     const fx = await moneyConverter(
       ctx,
-      prepared.flatMap((p) => [
-        { money: p.pre_money, date: p.input.closing_date },
-        { money: p.round_size, date: p.input.closing_date },
-      ]),
+      prepared.flatMap((p) => financingAmounts({ ...p, closing_date: p.input.closing_date })),
       { includeFxDetails: true },
     );
     // A table rate is recorded with the round as well, so the stored row says what it was converted at.
@@ -240,14 +237,6 @@ export const addFinancingRounds = defineTool({
     );
     const byId = new Map(created.map((r) => [r.id, r]));
     const ordered = rows.map((r) => byId.get(r.id)!);
-    const out = await moneyConverter(
-      ctx,
-      ordered.flatMap((r) => [
-        { money: r.pre_money, date: r.closing_date },
-        { money: r.round_size, date: r.closing_date },
-      ]),
-      { includeFxDetails: true },
-    );
-    return { count: ordered.length, results: ordered.map((r) => toFinancingOut(r, out)) };
+    return convertedResults(ctx, ordered, true, { amounts: financingAmounts, out: toFinancingOut });
   },
 });

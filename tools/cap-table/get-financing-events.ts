@@ -2,16 +2,9 @@ import { z } from 'zod';
 import { compareDecimal } from '../../db/decimal.ts';
 import type { FinancingRecord } from '../../db/repos/cap-table.ts';
 import { defineTool, readOnly } from '../define.ts';
-import { FinancingOut, toFinancingOut } from '../schemas/financing.ts';
-import { type MoneyConverter, moneyConverter } from '../schemas/money.ts';
-import {
-  companyIdsFilter,
-  filterObject,
-  idsFilter,
-  includeFxDetails,
-  listFilter,
-  resultsOf,
-} from './shared.ts';
+import { FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
+import type { MoneyConverter } from '../schemas/money.ts';
+import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
 
 const SORTS = [
   'closing_date',
@@ -27,7 +20,7 @@ function byId(a: FinancingRecord, b: FinancingRecord): number {
 }
 
 /** Orders rounds by closing date or by round size in the firm's currency (rounds without one last). */
-function sortRounds(rows: FinancingRecord[], sortBy: string, fx: MoneyConverter): FinancingRecord[] {
+function sortRounds(rows: readonly FinancingRecord[], sortBy: string, fx: MoneyConverter): FinancingRecord[] {
   const descending = sortBy.startsWith('-');
   const sign = descending ? -1 : 1;
   if (sortBy.endsWith('closing_date')) {
@@ -55,8 +48,7 @@ export const getFinancingEvents = defineTool({
     'by closing date. Filter by company_ids (from list_companies), financing_ids, is_crypto or co_investors ' +
     '(every entry must match one co-investor of the round). Share classes, securities and transactions of the ' +
     'rounds come from get_share_classes, get_securities and get_transactions.',
-  input: filterObject({
-    company_ids: companyIdsFilter,
+  input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),
     co_investors: z
@@ -82,7 +74,6 @@ export const getFinancingEvents = defineTool({
         "closing_date or round_size (by value in the firm's currency); prefix - for descending, + or none for " +
           'ascending. Default closing_date ascending. Rounds without a converted size sort last.',
       ),
-    include_fx_details: includeFxDetails,
   }),
   output: resultsOf(FinancingOut),
   annotations: readOnly,
@@ -93,15 +84,11 @@ export const getFinancingEvents = defineTool({
       isCrypto: input.is_crypto ?? undefined,
       coInvestors: input.co_investors ?? undefined,
     });
-    const fx = await moneyConverter(
-      ctx,
-      rows.flatMap((r) => [
-        { money: r.pre_money, date: r.closing_date },
-        { money: r.round_size, date: r.closing_date },
-      ]),
-      { includeFxDetails: input.include_fx_details },
-    );
-    const sorted = input.sort_by ? sortRounds(rows, input.sort_by, fx) : rows;
-    return { count: sorted.length, results: sorted.map((r) => toFinancingOut(r, fx)) };
+    const sortBy = input.sort_by;
+    return convertedResults(ctx, rows, input.include_fx_details, {
+      amounts: financingAmounts,
+      out: toFinancingOut,
+      order: sortBy ? (all, fx) => sortRounds(all, sortBy, fx) : undefined,
+    });
   },
 });

@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { moneyConverter } from '../schemas/money.ts';
 import { isSecurityType, Security, securityAmounts, toSecurity } from '../schemas/security.ts';
-import {
-  companyIdsFilter,
-  filterObject,
-  idsFilter,
-  includeFxDetails,
-  listFilter,
-  resultsOf,
-} from './shared.ts';
+import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
 
 export const getSecurities = defineTool({
   name: 'get_securities',
@@ -21,11 +13,9 @@ export const getSecurities = defineTool({
     "in the firm's preferred currency. Without filters it returns every visible security by issue date; " +
     'filter by company_ids (from list_companies), security_ids or fund_id (from list_funds). Transactions ' +
     'between securities come from get_transactions.',
-  input: filterObject({
-    company_ids: companyIdsFilter,
+  input: readFilter({
     security_ids: idsFilter('security', 'from get_securities'),
     fund_id: z.string().min(1).nullish().describe('Only securities held by this fund (id from list_funds).'),
-    include_fx_details: includeFxDetails,
   }),
   output: resultsOf(Security),
   annotations: readOnly,
@@ -37,10 +27,9 @@ export const getSecurities = defineTool({
         fundId: input.fund_id ?? undefined,
       })
     ).filter((r) => isSecurityType(r.type));
-    const fx = await moneyConverter(ctx, rows.flatMap(securityAmounts), {
-      includeFxDetails: input.include_fx_details,
+    return convertedResults(ctx, rows, input.include_fx_details, {
+      amounts: securityAmounts,
+      out: (r, fx) => toSecurity(r as typeof r & { type: Security['type'] }, fx),
     });
-    const results = rows.map((r) => toSecurity(r as typeof r & { type: Security['type'] }, fx));
-    return { count: results.length, results };
   },
 });

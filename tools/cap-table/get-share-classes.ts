@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { moneyConverter } from '../schemas/money.ts';
 import { PURCHASE_TYPES, ShareClassOut, toShareClassOut } from '../schemas/share-class.ts';
-import {
-  companyIdsFilter,
-  filterObject,
-  idsFilter,
-  includeFxDetails,
-  listFilter,
-  resultsOf,
-} from './shared.ts';
+import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
 
 export const getShareClasses = defineTool({
   name: 'get_share_classes',
@@ -19,11 +11,9 @@ export const getShareClasses = defineTool({
     "secondary purchase, price per share (with its value in the firm's preferred currency) and the financing " +
     'round each belongs to (see get_financing_events). Without filters it returns every share class of every ' +
     'visible company; filter by company_ids (from list_companies), share_class_ids or purchase_type.',
-  input: filterObject({
-    company_ids: companyIdsFilter,
+  input: readFilter({
     share_class_ids: idsFilter('share class', 'from get_share_classes'),
     purchase_type: z.enum(PURCHASE_TYPES).nullish().describe('Only primary or only secondary share classes.'),
-    include_fx_details: includeFxDetails,
   }),
   output: resultsOf(ShareClassOut),
   annotations: readOnly,
@@ -33,11 +23,9 @@ export const getShareClasses = defineTool({
       shareClassIds: listFilter(input.share_class_ids),
       purchaseType: input.purchase_type ?? undefined,
     });
-    const fx = await moneyConverter(
-      ctx,
-      rows.map((r) => ({ money: r.price_per_share, date: r.closing_date })),
-      { includeFxDetails: input.include_fx_details },
-    );
-    return { count: rows.length, results: rows.map((r) => toShareClassOut(r, fx)) };
+    return convertedResults(ctx, rows, input.include_fx_details, {
+      amounts: (r) => [{ money: r.price_per_share, date: r.closing_date }],
+      out: toShareClassOut,
+    });
   },
 });

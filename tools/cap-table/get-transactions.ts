@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { moneyConverter } from '../schemas/money.ts';
 import { TRANSACTION_EVENTS, Transaction, toTransaction } from '../schemas/transaction.ts';
-import {
-  companyIdsFilter,
-  filterObject,
-  idsFilter,
-  includeFxDetails,
-  listFilter,
-  resultsOf,
-} from './shared.ts';
+import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
 
 export const getTransactions = defineTool({
   name: 'get_transactions',
@@ -20,8 +12,7 @@ export const getTransactions = defineTool({
     'preferred currency). Without filters it returns every visible transaction by date; filter by ' +
     'company_ids (from list_companies), transaction_ids, event, or the input or output security (ids from ' +
     'get_securities).',
-  input: filterObject({
-    company_ids: companyIdsFilter,
+  input: readFilter({
     transaction_ids: idsFilter('transaction', 'from get_transactions'),
     event: z.enum(TRANSACTION_EVENTS).nullish().describe('Only exercise, conversion or sale transactions.'),
     input_security_id: z
@@ -34,7 +25,6 @@ export const getTransactions = defineTool({
       .min(1)
       .nullish()
       .describe('Only transactions that created this security (id from get_securities).'),
-    include_fx_details: includeFxDetails,
   }),
   output: resultsOf(Transaction),
   annotations: readOnly,
@@ -46,14 +36,12 @@ export const getTransactions = defineTool({
       inputSecurityId: input.input_security_id ?? undefined,
       outputSecurityId: input.output_security_id ?? undefined,
     });
-    const fx = await moneyConverter(
-      ctx,
-      rows.flatMap((r) => [
+    return convertedResults(ctx, rows, input.include_fx_details, {
+      amounts: (r) => [
         { money: r.investment_amount, date: r.date },
         { money: r.proceeds, date: r.date },
-      ]),
-      { includeFxDetails: input.include_fx_details },
-    );
-    return { count: rows.length, results: rows.map((r) => toTransaction(r, fx)) };
+      ],
+      out: toTransaction,
+    });
   },
 });

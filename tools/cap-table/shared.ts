@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { ToolContext } from '../context.ts';
+import { type DatedMoney, type MoneyConverter, moneyConverter } from '../schemas/money.ts';
 
 /**
  * The filter body of a cap-table read: every field optional, and an unknown field is an error
@@ -31,6 +33,11 @@ export const includeFxDetails = z
       "into the firm's preferred currency, and whether it was a custom rate). Default false.",
   );
 
+/** The filter body of a cap-table read: company_ids first, the read's own filters, include_fx_details last. */
+export function readFilter<S extends z.ZodRawShape>(shape: S) {
+  return filterObject({ company_ids: companyIdsFilter, ...shape, include_fx_details: includeFxDetails });
+}
+
 /** A list filter as the repositories take it: undefined when it should not filter. */
 export function listFilter(ids: readonly string[] | null | undefined): string[] | undefined {
   return ids && ids.length > 0 ? [...ids] : undefined;
@@ -42,4 +49,26 @@ export function resultsOf<T extends z.ZodType>(item: T) {
     count: z.number().int().describe('Number of results.'),
     results: z.array(item),
   });
+}
+
+/** How a cap-table read turns its rows into results. */
+export interface ResultShape<R, T> {
+  /** The money amounts of a row, each with the date its rate applies on. */
+  amounts: (row: R) => DatedMoney[];
+  /** The row in the output shape, its amounts converted. */
+  out: (row: R, fx: MoneyConverter) => T;
+  /** An order other than the repository's, which may depend on converted values. */
+  order?: (rows: readonly R[], fx: MoneyConverter) => readonly R[];
+}
+
+/** The result of a cap-table read: every amount of every row converted with one batch of rate look-ups. */
+export async function convertedResults<R, T>(
+  ctx: ToolContext,
+  rows: readonly R[],
+  includeFxDetails: boolean,
+  shape: ResultShape<R, T>,
+): Promise<{ count: number; results: T[] }> {
+  const fx = await moneyConverter(ctx, rows.flatMap(shape.amounts), { includeFxDetails });
+  const ordered = shape.order ? shape.order(rows, fx) : rows;
+  return { count: ordered.length, results: ordered.map((r) => shape.out(r, fx)) };
 }

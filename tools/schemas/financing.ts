@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { FinancingRecord } from '../../db/repos/cap-table.ts';
-import { decimalInput, MoneyAmount, type MoneyConverter, MoneyInput } from './money.ts';
+import type { FinancingRecord, StoredMoney } from '../../db/repos/cap-table.ts';
+import { type DatedMoney, decimalInput, MoneyAmount, type MoneyConverter, MoneyInput } from './money.ts';
 
 export const SENIORITY_POSITIONS = ['SENIOR_TO_ALL', 'PARI_PASSU', 'PARI_PASSU_ALL_PREVIOUS'] as const;
 export const PARTICIPATION_TYPES = [
@@ -55,6 +55,18 @@ export const FinancingOut = z.object({
   company_name: z.string(),
 });
 export type FinancingOut = z.infer<typeof FinancingOut>;
+
+/** The amounts of a round to convert: pre-money valuation and round size, both at the closing date. */
+export function financingAmounts(row: {
+  pre_money: StoredMoney;
+  round_size: StoredMoney;
+  closing_date: string;
+}): DatedMoney[] {
+  return [
+    { money: row.pre_money, date: row.closing_date },
+    { money: row.round_size, date: row.closing_date },
+  ];
+}
 
 export function toFinancingOut(row: FinancingRecord, fx: MoneyConverter): FinancingOut {
   return {
