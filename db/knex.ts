@@ -14,6 +14,8 @@ export function openDb(url: string): Knex {
       client: 'pg',
       connection: url,
       pool: { min: 0, max: 10 },
+      // Fail a request after 5 s without a connection (database down or pool exhausted): a 503, not a hang.
+      acquireConnectionTimeout: 5000,
     });
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
