@@ -2,10 +2,13 @@ import { z } from 'zod';
 import * as D from '../../db/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import type { Figure as FigureValue, LatestFigure as LatestValue } from '../schemas/figure.ts';
-import { Figure, FxRateUsed, LatestFigure, Period } from '../schemas/figure.ts';
+import { Figure, LatestFigure, Period } from '../schemas/figure.ts';
 import {
   bucket,
   chooseSeries,
+  companyIdInput,
+  conversionOf,
+  conversionOutput,
   emptySource,
   figure,
   growth,
@@ -14,8 +17,12 @@ import {
   loadCompanyData,
   type Month,
   mergeSources,
+  monthsInput,
   monthText,
+  NO_COMPANY_DATA,
+  noDataBetween,
   nullFigure,
+  nullLatest,
   type Observation,
   percentOf,
   period,
@@ -72,17 +79,11 @@ export const getCompanyFinancialSummary = defineTool({
     'Every figure states its currency, period and source data points, or is null with the reason. Use it ' +
     'for "how healthy is this company"; for monthly trends and growth rates use get_company_performance.',
   input: z.object({
-    company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
-    months: z
-      .number()
-      .int()
-      .min(1)
-      .max(120)
-      .default(12)
-      .describe(
-        'How many months back, from the latest month with data, to look for the latest values, 1 to 120. ' +
-          'Default 12. Trailing figures always cover their own 12 or 3 months.',
-      ),
+    company_id: companyIdInput,
+    months: monthsInput(
+      'How many months back, from the latest month with data, to look for the latest values, 1 to 120. ' +
+        'Default 12. Trailing figures always cover their own 12 or 3 months.',
+    ),
   }),
   output: z.object({
     company_id: z.string(),
@@ -91,8 +92,7 @@ export const getCompanyFinancialSummary = defineTool({
     as_of_month: z.string().nullable().describe('YYYY-MM the trailing figures end at; null without data.'),
     window: Period.nullable().describe('Months searched for the latest values.'),
     currency: z.string().nullable().describe('The one currency of every money figure.'),
-    currency_note: z.string().describe('Whether money is as reported or converted, and how.'),
-    fx_rates_used: z.array(FxRateUsed).describe('Rates applied when money was converted.'),
+    ...conversionOutput,
     definitions: z.string().describe('How each figure is computed.'),
     latest: z
       .object(Object.fromEntries(KEY.map((k) => [k, LatestFigure])) as Record<Key, typeof LatestFigure>)
@@ -121,24 +121,20 @@ export const getCompanyFinancialSummary = defineTool({
       company_id: data.companyId,
       company_name: data.companyName,
       months: input.months,
-      currency: data.currency,
-      currency_note: data.currencyNote,
-      fx_rates_used: data.fxRatesUsed,
+      ...conversionOf(data),
       definitions: DEFINITIONS,
     };
     const E = data.asOf;
     if (E === null) {
-      const reason = 'the company has no data for these categories';
       const none = (unit: FigureValue['unit'], categories: string[]) =>
-        nullFigure(unit, null, reason, emptySource(categories));
+        nullFigure(unit, null, NO_COMPANY_DATA, emptySource(categories));
       return {
         ...head,
         as_of_month: null,
         window: null,
-        latest: Object.fromEntries(KEY.map((k) => [k, { ...none(unitOf(k), [k]), date: null }])) as Record<
-          Key,
-          LatestValue
-        >,
+        latest: Object.fromEntries(
+          KEY.map((k) => [k, nullLatest(k, unitOf(k), null, NO_COMPANY_DATA)]),
+        ) as Record<Key, LatestValue>,
         ttm_revenue: none('money', ['revenue']),
         ttm_net_burn: none('money', ['net_burn']),
         gross_margin_ttm: none('percent', ['gross_profit', 'revenue']),
@@ -162,15 +158,7 @@ export const getCompanyFinancialSummary = defineTool({
       const o = latestIn(chosen, start, E);
       latest[k] = o
         ? latestFigure(k, unitOf(k), currency, chosen, o)
-        : {
-            ...nullFigure(
-              unitOf(k),
-              currency,
-              `no ${k} data between ${monthText(start)} and ${monthText(E)}`,
-              emptySource([k]),
-            ),
-            date: null,
-          };
+        : nullLatest(k, unitOf(k), currency, noDataBetween(k, start, E));
     }
 
     const revenue = trailingSum('revenue', obs('revenue'), E, 12);

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import * as D from '../../db/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
-import { Figure, FxRateUsed, LatestFigure, Period, Unit } from '../schemas/figure.ts';
+import { Figure, LatestFigure, Period, Unit } from '../schemas/figure.ts';
 import {
   badBase,
   type Chosen,
   chooseSeries,
+  companyIdInput,
+  conversionOf,
+  conversionOutput,
   emptySource,
   figure,
   growth,
@@ -14,8 +17,12 @@ import {
   loadCompanyData,
   type Month,
   monthRange,
+  monthsInput,
   monthText,
+  NO_COMPANY_DATA,
+  noDataBetween,
   nullFigure,
+  nullLatest,
   type Observation,
   observedText,
   period,
@@ -81,16 +88,10 @@ export const getCompanyPerformance = defineTool({
     'Use it for "how is this company trending"; for TTM totals, runway, burn multiple and rule of 40 use ' +
     'get_company_financial_summary, and for raw data points get_company_metrics.',
   input: z.object({
-    company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
-    months: z
-      .number()
-      .int()
-      .min(1)
-      .max(120)
-      .default(12)
-      .describe(
-        'Length of the window in months, 1 to 120, ending at the latest month with data. Default 12.',
-      ),
+    company_id: companyIdInput,
+    months: monthsInput(
+      'Length of the window in months, 1 to 120, ending at the latest month with data. Default 12.',
+    ),
   }),
   output: z.object({
     company_id: z.string(),
@@ -98,8 +99,7 @@ export const getCompanyPerformance = defineTool({
     months: z.number().int().describe('Window length asked for.'),
     window: Period.nullable().describe('The months of the series; null when the company has no such data.'),
     currency: z.string().nullable().describe('The one currency of every money value.'),
-    currency_note: z.string().describe('Whether money is as reported or converted, and how.'),
-    fx_rates_used: z.array(FxRateUsed).describe('Rates applied when money was converted.'),
+    ...conversionOutput,
     definitions: z.string().describe('How growth, CMGR and the series are computed.'),
     series: z.object(
       Object.fromEntries(CATEGORIES.map((c) => [c, Series])) as Record<Category, typeof Series>,
@@ -121,23 +121,13 @@ export const getCompanyPerformance = defineTool({
       const unit = unitOf(category);
       const currency = unit === 'money' ? data.currency : null;
       if (end === null || start === null) {
-        series[category] = emptySeries(
-          category,
-          unit,
-          currency,
-          'the company has no data for these categories',
-        );
+        series[category] = emptySeries(category, unit, currency, NO_COMPANY_DATA);
         continue;
       }
       const chosen = chooseSeries(category, data.byCategory.get(category) ?? [], start, end);
       const latest = latestIn(chosen, start, end);
       if (!latest) {
-        series[category] = emptySeries(
-          category,
-          unit,
-          currency,
-          `no ${category} data between ${monthText(start)} and ${monthText(end)}`,
-        );
+        series[category] = emptySeries(category, unit, currency, noDataBetween(category, start, end));
         continue;
       }
       series[category] = {
@@ -158,9 +148,7 @@ export const getCompanyPerformance = defineTool({
       company_name: data.companyName,
       months: input.months,
       window: start === null || end === null ? null : period(start, end),
-      currency: data.currency,
-      currency_note: data.currencyNote,
-      fx_rates_used: data.fxRatesUsed,
+      ...conversionOf(data),
       definitions: DEFINITIONS,
       series,
     };
@@ -168,7 +156,6 @@ export const getCompanyPerformance = defineTool({
 });
 
 function emptySeries(category: string, unit: Unit, currency: string | null, reason: string) {
-  const none = nullFigure(unit, currency, reason, emptySource([category]));
   const noGrowth = nullFigure('percent', null, reason, emptySource([category]));
   return {
     category,
@@ -176,7 +163,7 @@ function emptySeries(category: string, unit: Unit, currency: string | null, reas
     currency,
     cadence: null,
     points: [],
-    latest: { ...none, date: null },
+    latest: nullLatest(category, unit, currency, reason),
     mom: noGrowth,
     qoq: noGrowth,
     yoy: noGrowth,

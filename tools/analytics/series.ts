@@ -1,11 +1,48 @@
 // The shared core of the analytics tools: one company's reported values loaded once (never a page),
 // put into one currency, bucketed by month in one cadence, and the growth and trailing figures over them.
+import { z } from 'zod';
 import { STANDARD_CATEGORIES } from '../../db/categories.ts';
 import * as D from '../../db/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { ToolContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
-import type { Figure, FxRateUsed, LatestFigure, Period, Source, Unit } from '../schemas/figure.ts';
+import {
+  type Figure,
+  FxRateUsed,
+  type LatestFigure,
+  type Period,
+  type Source,
+  type Unit,
+} from '../schemas/figure.ts';
+
+// The contract the company analytics tools share.
+
+export const companyIdInput = z
+  .string()
+  .min(1)
+  .describe('Company id, from list_companies or search_companies.');
+
+/** The `months` input: 1 to 120, default 12; what it bounds differs per tool. */
+export function monthsInput(description: string) {
+  return z.number().int().min(1).max(120).default(12).describe(description);
+}
+
+/** How the money of a result came to be in one currency; follows its `currency` field. */
+export const conversionOutput = {
+  currency_note: z.string().describe('Whether money is as reported or converted, and how.'),
+  fx_rates_used: z.array(FxRateUsed).describe('Rates applied when money was converted.'),
+};
+
+/** The `currency`, `currency_note` and `fx_rates_used` of a result. */
+export function conversionOf(data: CompanyData) {
+  return { currency: data.currency, currency_note: data.currencyNote, fx_rates_used: data.fxRatesUsed };
+}
+
+export const NO_COMPANY_DATA = 'the company has no data for these categories';
+
+export function noDataBetween(category: string, from: Month, to: Month): string {
+  return `no ${category} data between ${monthText(from)} and ${monthText(to)}`;
+}
 
 /** A calendar month as a number: year × 12 + month index. */
 export type Month = number;
@@ -324,6 +361,16 @@ export function nullFigure(
   when: Period | null = null,
 ): Figure {
   return figure(null, unit, currency, when, source, reason);
+}
+
+/** A latest figure without a value, with the reason. */
+export function nullLatest(
+  category: string,
+  unit: Unit,
+  currency: string | null,
+  reason: string,
+): LatestFigure {
+  return { ...nullFigure(unit, currency, reason, emptySource([category])), date: null };
 }
 
 /** The latest value of a series as a figure, with the months its row covers. */
