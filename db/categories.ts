@@ -103,3 +103,72 @@ export function isNumericKind(kind: string): boolean {
 export function standardCategoryId(name: string): string {
   return `std_${createHash('sha256').update(name).digest('base64url').slice(0, 10)}`;
 }
+
+/** Choices of a select metric, stored as a JSON array of strings; empty for anything else. */
+export function parseChoices(text: unknown): string[] {
+  if (typeof text !== 'string' || !text) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Custom metrics by display name: the exact name, else the one name that differs only in case. */
+export class CustomMetricNames<T extends { name: string }> {
+  private readonly exact = new Map<string, T>();
+  private readonly folded = new Map<string, T[]>();
+
+  add(row: T): void {
+    this.exact.set(row.name, row);
+    const key = row.name.toLowerCase();
+    this.folded.set(key, [...(this.folded.get(key) ?? []), row]);
+  }
+
+  /** Undefined when no name matches, or several match but for case. */
+  find(name: string): T | undefined {
+    const exact = this.exact.get(name);
+    if (exact) return exact;
+    const folded = this.folded.get(name.toLowerCase());
+    return folded?.length === 1 ? folded[0] : undefined;
+  }
+
+  /** In the order they were added. */
+  names(): string[] {
+    return [...this.exact.keys()];
+  }
+
+  rows(): T[] {
+    return [...this.exact.values()];
+  }
+}
+
+/** Levenshtein distance, case-insensitive. */
+export function editDistance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= s.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= t.length; j++) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[t.length]!;
+}
+
+/** The candidate nearest to `input` by edit distance (ties: the first in order), with that distance. */
+export function nearestName(
+  input: string,
+  candidates: Iterable<string>,
+): { name: string; distance: number } | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = editDistance(input, name);
+    if (!best || distance < best.distance) best = { name, distance };
+  }
+  return best;
+}

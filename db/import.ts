@@ -1,7 +1,14 @@
 // `portfolio import`: resolves a parsed bundle against one firm's data, reports every problem, and
 // only when there is none writes everything in one transaction.
 import type { Knex } from 'knex';
-import { FLOW_CADENCES, isMonetary, isNumericKind } from './categories.ts';
+import {
+  CustomMetricNames,
+  FLOW_CADENCES,
+  isMonetary,
+  isNumericKind,
+  nearestName,
+  parseChoices,
+} from './categories.ts';
 import { convertDecimal, isDecimal } from './decimal.ts';
 import { newId } from './ids.ts';
 import { type StoredMoney, writeMoney } from './repos/cap-table.ts';
@@ -128,34 +135,11 @@ export interface ImportOptions {
 /** Who changed a metric in metric_history when the change came from an import. */
 export const IMPORT_AUTHOR = 'import';
 
-function editDistance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[t.length]!;
-}
-
 /** ` (did you mean x?)` when a candidate is close enough to be a likely typo, else nothing. */
 function suggestion(input: string, candidates: Iterable<string>): string {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    const d = editDistance(input, c);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(input.length / 3))
-    ? ` (did you mean ${best}?)`
+  const best = nearestName(input, candidates);
+  return best && best.distance <= Math.max(2, Math.floor(input.length / 3))
+    ? ` (did you mean ${best.name}?)`
     : '';
 }
 
@@ -173,16 +157,6 @@ interface Category {
   category_type: string;
   is_point_in_time: boolean;
   choices: string[];
-}
-
-function parseChoices(text: unknown): string[] {
-  if (typeof text !== 'string' || !text) return [];
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return Array.isArray(parsed) ? parsed.map(String) : [];
-  } catch {
-    return [];
-  }
 }
 
 /** What the checks resolved, ready to write. */
@@ -280,7 +254,7 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
     w.whereNull('firm_id').orWhere('firm_id', firm.id),
   )) as Record<string, unknown>[];
   const standard = new Map<string, Category>();
-  const custom = new Map<string, Category>();
+  const custom = new CustomMetricNames<Category>();
   for (const row of categoryRows) {
     const category: Category = {
       id: row.id as string,
@@ -290,15 +264,10 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
       is_point_in_time: bool(row.is_point_in_time),
       choices: parseChoices(row.choices),
     };
-    (category.is_standard ? standard : custom).set(category.name, category);
+    if (category.is_standard) standard.set(category.name, category);
+    else custom.add(category);
   }
-  const customByName = (name: string): Category | undefined => {
-    const exact = custom.get(name);
-    if (exact) return exact;
-    const folded = [...custom.values()].filter((c) => c.name.toLowerCase() === name.toLowerCase());
-    return folded.length === 1 ? folded[0] : undefined;
-  };
-  const categoryNames = [...standard.keys(), ...custom.keys()];
+  const categoryNames = [...standard.keys(), ...custom.names()];
   const firstDatum = new Map<string, ImportMetric>();
   for (const item of data.metrics) {
     const owner = company(item);
@@ -307,11 +276,11 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
       if (!item.custom_metric) {
         problem(item, 'custom_metric is required when category is custom: give the custom metric name');
       } else {
-        category = customByName(item.custom_metric);
+        category = custom.find(item.custom_metric);
         if (!category) {
           problem(
             item,
-            `custom_metric "${item.custom_metric}" is not a custom metric of firm ${firm.slug}${suggestion(item.custom_metric, custom.keys())}`,
+            `custom_metric "${item.custom_metric}" is not a custom metric of firm ${firm.slug}${suggestion(item.custom_metric, custom.names())}`,
           );
         }
       }
@@ -319,7 +288,7 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
       category =
         standard.get(item.category) ??
         standard.get(item.category.toLowerCase()) ??
-        customByName(item.category);
+        custom.find(item.category);
       if (!category) {
         problem(item, `category "${item.category}" is unknown${suggestion(item.category, categoryNames)}`);
       }

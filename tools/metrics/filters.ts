@@ -1,39 +1,9 @@
-import { CUSTOM_CATEGORY } from '../../db/categories.ts';
+import { CUSTOM_CATEGORY, CustomMetricNames, nearestName } from '../../db/categories.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import type { ToolContext } from '../context.ts';
 import { type FieldError, InvalidInput, NotFound } from '../errors.ts';
 
 const optionsPointer = 'get_metrics_options (GET /v1/metrics/options/) lists every valid name';
-
-/** Levenshtein distance, case-insensitive. */
-export function editDistance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[t.length]!;
-}
-
-/** The candidate nearest to `input` by edit distance (ties: the first in order). */
-export function closestName(input: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    const d = editDistance(input, c);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
 
 /** Which categories a metrics query selects. */
 export interface CategorySelection {
@@ -46,18 +16,12 @@ export interface CategorySelection {
 /** The categories a firm can use, with name lookups for the category and custom_metric filters. */
 export class CategoryIndex {
   private readonly standard = new Map<string, CategoryRow>();
-  private readonly custom = new Map<string, CategoryRow>();
-  private readonly customLower = new Map<string, CategoryRow[]>();
+  private readonly custom = new CustomMetricNames<CategoryRow>();
 
   constructor(rows: readonly CategoryRow[]) {
     for (const row of rows) {
-      if (row.is_standard) {
-        this.standard.set(row.name, row);
-      } else {
-        this.custom.set(row.name, row);
-        const key = row.name.toLowerCase();
-        this.customLower.set(key, [...(this.customLower.get(key) ?? []), row]);
-      }
+      if (row.is_standard) this.standard.set(row.name, row);
+      else this.custom.add(row);
     }
   }
 
@@ -65,16 +29,8 @@ export class CategoryIndex {
     return new CategoryIndex(await ctx.repos.metrics.categories(ctx.principal.firm.id));
   }
 
-  /** A custom metric by its display name: exact, else the one whose name differs only in case. */
-  private customByName(name: string): CategoryRow | undefined {
-    const exact = this.custom.get(name);
-    if (exact) return exact;
-    const folded = this.customLower.get(name.toLowerCase());
-    return folded?.length === 1 ? folded[0] : undefined;
-  }
-
   private unknown(field: string, value: string, candidates: string[], what: string): FieldError {
-    const suggestion = closestName(value, candidates);
+    const suggestion = nearestName(value, candidates)?.name;
     const hint = suggestion ? `did you mean "${suggestion}"? ` : '';
     return { field, message: `unknown ${what} "${value}"; ${hint}${optionsPointer}` };
   }
@@ -87,15 +43,15 @@ export class CategoryIndex {
     const errors: FieldError[] = [];
     for (const value of values) {
       if (value === CUSTOM_CATEGORY) {
-        for (const row of this.custom.values()) ids.add(row.id);
+        for (const row of this.custom.rows()) ids.add(row.id);
         continue;
       }
-      const row = this.standard.get(value) ?? this.customByName(value);
+      const row = this.standard.get(value) ?? this.custom.find(value);
       if (row) {
         ids.add(row.id);
         named.push(row);
       } else {
-        const candidates = [...this.standard.keys(), CUSTOM_CATEGORY, ...this.custom.keys()];
+        const candidates = [...this.standard.keys(), CUSTOM_CATEGORY, ...this.custom.names()];
         errors.push(this.unknown(field, value, candidates, 'category'));
       }
     }
@@ -106,9 +62,9 @@ export class CategoryIndex {
 
   /** A custom metric by display name; a bad name names the closest custom metric. */
   customMetric(name: string, field: string): CategoryRow {
-    const row = this.customByName(name);
+    const row = this.custom.find(name);
     if (row) return row;
-    const error = this.unknown(field, name, [...this.custom.keys()], 'custom metric');
+    const error = this.unknown(field, name, this.custom.names(), 'custom metric');
     throw new InvalidInput(`${error.field}: ${error.message}`, [error]);
   }
 }
