@@ -189,10 +189,13 @@ for (const dialect of dialects) {
       const lines = [...table].map(
         ([key, row]) => `${key}: ${ROLES.map((r) => row.get(r) ?? '-').join(' | ')}`,
       );
+      // The table of answers (the decision per route and role) is long: printed on request.
+      const verbose = Boolean(process.env.ISOLATION_TABLE);
       console.log(
-        `      isolation (${dialect.name}): ${requests} requests; probe answers per role (${roles}):`,
+        `      isolation (${dialect.name}): ${requests} requests over ${endpoints.length} routes and tools × ` +
+          `${ROLES.length} roles; ${verbose ? `answers per role (${roles}):` : 'ISOLATION_TABLE=1 prints the answers'}`,
       );
-      for (const line of lines) console.log(`        ${line}`);
+      if (verbose) for (const line of lines) console.log(`        ${line}`);
       await server?.close();
       await t?.drop();
     });
