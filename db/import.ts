@@ -12,6 +12,7 @@ import {
 import { convertDecimal, isDecimal } from './decimal.ts';
 import { newId } from './ids.ts';
 import { type StoredMoney, writeMoney } from './repos/cap-table.ts';
+import { latestRates, rateKey } from './repos/fx-rates.ts';
 import { bool, chunk } from './repos/util.ts';
 import type { Firm } from './types.ts';
 
@@ -391,12 +392,8 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
 /** The firm's rate from `from` into its preferred currency on `date` (the latest on or before it). */
 async function rateOn(trx: Knex.Transaction, firm: Firm, from: string, date: string): Promise<string | null> {
   if (from === firm.preferred_currency) return '1';
-  const row = (await trx('fx_rates')
-    .where({ firm_id: firm.id, from_currency: from, to_currency: firm.preferred_currency })
-    .where('date', '<=', date)
-    .orderBy('date', 'desc')
-    .first('rate')) as { rate: string } | undefined;
-  return row?.rate ?? null;
+  const rates = await latestRates(trx, firm.id, firm.preferred_currency, [{ currency: from, date }]);
+  return rates.get(rateKey(from, date)) ?? null;
 }
 
 async function storedMoney(

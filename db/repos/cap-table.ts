@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { newId } from '../ids.ts';
 import type { Scope } from '../types.ts';
+import { latestRates, type RateProbe } from './fx-rates.ts';
 import { bool, chunk, type QB, scoped } from './util.ts';
 
 /** A money amount as stored: four columns (`<prefix>_value` …) or one object inside `details` JSON. */
@@ -129,11 +130,6 @@ export interface TransactionFilter {
   event?: string;
   inputSecurityId?: string;
   outputSecurityId?: string;
-}
-
-export interface RateProbe {
-  currency: string;
-  date: string;
 }
 
 type Raw = Record<string, unknown>;
@@ -504,38 +500,9 @@ export function capTableRepo(db: Knex) {
       }));
     },
 
-    /**
-     * The rate of each probe's currency into `to`, from the firm's table: the latest on or before the
-     * probe's date. Keyed `CUR|YYYY-MM-DD`; probes without a known rate are absent.
-     */
-    async latestRates(firmId: string, to: string, probes: RateProbe[]): Promise<Map<string, string>> {
-      const rates = new Map<string, string>();
-      const wanted = [...new Map(probes.map((p) => [`${p.currency}|${p.date}`, p])).values()];
-      for (const batch of chunk(wanted, 100)) {
-        // Each probe sits in a FROM subquery: SQLite allows ORDER BY/LIMIT in a compound member only there.
-        const queries = batch.map((p, k) =>
-          db.select('*').from(
-            db('fx_rates')
-              // k is our own loop index, never input: it ties each answer back to its probe.
-              .select(db.raw(`${k} as k`), 'rate')
-              .where({ firm_id: firmId, from_currency: p.currency, to_currency: to })
-              .where('date', '<=', p.date)
-              .orderBy('date', 'desc')
-              .limit(1)
-              .as(`p${k}`),
-          ),
-        );
-        const [first, ...rest] = queries;
-        const found = (await (rest.length > 0 ? first!.unionAll(rest) : first!)) as {
-          k: number | string;
-          rate: string;
-        }[];
-        for (const f of found) {
-          const p = batch[Number(f.k)]!;
-          rates.set(`${p.currency}|${p.date}`, f.rate);
-        }
-      }
-      return rates;
+    /** The firm's latest rates on or before each probe's date (see fx-rates.ts). */
+    latestRates(firmId: string, to: string, probes: RateProbe[]): Promise<Map<string, string>> {
+      return latestRates(db, firmId, to, probes);
     },
   };
 }

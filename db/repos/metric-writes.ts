@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { parseChoices } from '../categories.ts';
 import { newId } from '../ids.ts';
 import type { Scope } from '../types.ts';
 import { bool, scoped } from './util.ts';
@@ -42,17 +43,6 @@ export interface UpdatedDatum {
   currency: string | null;
   /** Every comment of the datum, oldest first. */
   comments: UpdatedComment[];
-}
-
-/** Choices are stored as a JSON array of strings. */
-function parseChoices(text: string | null): string[] {
-  if (!text) return [];
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return Array.isArray(parsed) ? parsed.map(String) : [];
-  } catch {
-    return [];
-  }
 }
 
 /** A live (not deleted) datum the caller can see: its firm and, where access is limited, its company. */

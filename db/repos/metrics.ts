@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
+import { parseChoices } from '../categories.ts';
 import { isPostgres } from '../knex.ts';
 import type { Counted, Page, Scope } from '../types.ts';
+import { latestRates, rateKey } from './fx-rates.ts';
 import { bool, countAndPage, type QB, scoped, whereContains } from './util.ts';
 
 /** A standard category (firm_id null) or one firm's custom metric. */
@@ -122,16 +124,6 @@ function toDatumRow(raw: RawDatum): DatumRow {
   return { ...raw, archived: bool(raw.archived), is_standard: bool(raw.is_standard) };
 }
 
-function parseChoices(text: string | null): string[] {
-  if (!text) return [];
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return Array.isArray(parsed) ? parsed.map(String) : [];
-  } catch {
-    return [];
-  }
-}
-
 function toCategoryRow(raw: RawCategory): CategoryRow {
   return {
     ...raw,
@@ -200,47 +192,20 @@ export function metricsRepo(db: Knex) {
 
   /**
    * The rate of each row's currency into `preferred` on the row's date: the latest rate on or before
-   * it. One query for the whole page: one indexed probe per distinct (currency, date) pair.
+   * it. One query for the whole page (at most 100 rows): one indexed probe per distinct (currency, date).
    */
   async function withRates(firmId: string, preferred: string, rows: DatumRow[]): Promise<DatumWithRate[]> {
-    const pairs = new Map<string, { currency: string; date: string }>();
-    for (const r of rows) {
-      if (r.currency && r.currency !== preferred)
-        pairs.set(`${r.currency}|${r.date}`, { currency: r.currency, date: r.date });
-    }
-    const rates = new Map<string, string>();
-    const wanted = [...pairs.values()];
-    if (wanted.length > 0) {
-      // Each probe sits in a FROM subquery: SQLite allows ORDER BY/LIMIT in a compound member only there.
-      const probes = wanted.map((p, k) =>
-        db.select('*').from(
-          db('fx_rates')
-            // k is our own loop index, never input: it ties each answer back to its probe.
-            .select(db.raw(`${k} as k`), 'rate')
-            .where({ firm_id: firmId, from_currency: p.currency, to_currency: preferred })
-            .where('date', '<=', p.date)
-            .orderBy('date', 'desc')
-            .limit(1)
-            .as(`p${k}`),
-        ),
-      );
-      const [first, ...rest] = probes;
-      const found = (await (rest.length > 0 ? first!.unionAll(rest) : first!)) as {
-        k: number | string;
-        rate: string;
-      }[];
-      for (const f of found) {
-        const p = wanted[Number(f.k)]!;
-        rates.set(`${p.currency}|${p.date}`, f.rate);
-      }
-    }
+    const probes = rows.flatMap((r) =>
+      r.currency && r.currency !== preferred ? [{ currency: r.currency, date: r.date }] : [],
+    );
+    const rates = await latestRates(db, firmId, preferred, probes);
     return rows.map((r) => ({
       ...r,
       fx_rate: !r.currency
         ? null
         : r.currency === preferred
           ? '1'
-          : (rates.get(`${r.currency}|${r.date}`) ?? null),
+          : (rates.get(rateKey(r.currency, r.date)) ?? null),
     }));
   }
 

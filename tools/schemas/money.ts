@@ -6,7 +6,8 @@ import {
   isZeroDecimal,
   normalizeDecimal,
 } from '../../db/decimal.ts';
-import type { RateProbe, StoredMoney } from '../../db/repos/cap-table.ts';
+import type { StoredMoney } from '../../db/repos/cap-table.ts';
+import { type RateProbe, rateKey } from '../../db/repos/fx-rates.ts';
 import type { ToolContext } from '../context.ts';
 import { CurrencyCode } from './currency.ts';
 
@@ -115,7 +116,7 @@ export class MoneyConverter {
     if (!hasAmount(money)) return { rate: null, custom: false };
     if (money.is_custom_rate && money.fx_rate) return { rate: money.fx_rate, custom: true };
     if (money.currency === this.preferred) return { rate: '1', custom: false };
-    return { rate: this.table.get(`${money.currency}|${date}`) ?? money.fx_rate ?? null, custom: false };
+    return { rate: this.table.get(rateKey(money.currency, date)) ?? money.fx_rate ?? null, custom: false };
   }
 
   /** value × rate, exact, to at most CONVERTED_SCALE places (db/decimal.ts); null without a rate. */
