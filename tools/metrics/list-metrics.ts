@@ -86,7 +86,7 @@ export const listMetrics = defineTool({
     checkCadenceFits(input.cadence, selection.named, 'cadence');
 
     const preferred = ctx.principal.firm.preferred_currency;
-    const direction = input.sort_by ? sortDirection(input.sort_by) : undefined;
+    const direction = sortDirection(input.sort_by);
     const counted = await ctx.repos.metrics.list(
       ctx.principal.scope,
       {

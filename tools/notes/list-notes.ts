@@ -23,7 +23,7 @@ export const listNotes = defineTool({
     const company = await resolveCompany(ctx, input);
     const counted = await ctx.repos.notes.list(
       ctx.principal.scope,
-      { companyId: company?.id, createdAt: input.sort_by ? sortDirection(input.sort_by) : undefined },
+      { companyId: company?.id, createdAt: sortDirection(input.sort_by) },
       toPage(input),
     );
     return pageResult(input, counted, toNote);

@@ -4,9 +4,11 @@ export type SortDirection = 'asc' | 'desc';
 
 /**
  * `-created_at` is newest first; `created_at` and `+created_at` oldest first. A `+` sent unencoded
- * in a query string arrives as a space, so a leading space means the same as `+`.
+ * in a query string arrives as a space, so a leading space means the same as `+`. Undefined (the
+ * list's own order) when no sort_by was given.
  */
-export function sortDirection(sortBy: string): SortDirection | undefined {
+export function sortDirection(sortBy: string | undefined): SortDirection | undefined {
+  if (sortBy === undefined) return undefined;
   if (sortBy === '-created_at') return 'desc';
   if (/^[+ ]?created_at$/.test(sortBy)) return 'asc';
   return undefined;
