@@ -18,6 +18,12 @@ export interface RouteResponse {
 /** A key is remembered this long; an older one counts as never used. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * An unanswered claim older than this is taken over: its request cannot still be running (requests
+ * time out well before), so the process that made it died. A retry then runs the write again.
+ */
+export const IDEMPOTENCY_LEASE_MS = 2 * 60 * 1000;
+
 /** How a request waits for another one that holds the same key (mutable so tests can shorten it). */
 export const idempotencyTiming = { pollMs: 50, waitMs: 10_000 };
 
@@ -146,7 +152,15 @@ export async function serveIdempotent(
   for (;;) {
     const now = ctx.clock.now();
     const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString();
-    const claim = await ctx.repos.idempotency.claim(principal, key, hash, now.toISOString(), expiredBefore);
+    const abandonedBefore = new Date(now.getTime() - IDEMPOTENCY_LEASE_MS).toISOString();
+    const claim = await ctx.repos.idempotency.claim(
+      principal,
+      key,
+      hash,
+      now.toISOString(),
+      expiredBefore,
+      abandonedBefore,
+    );
     if (claim.claimed) {
       await runClaimed(ctx, key, res, run);
       return;

@@ -148,6 +148,31 @@ for (const dialect of dialects) {
       expect(await comments(id)).to.deep.equal(['daily', 'daily']);
     });
 
+    it('takes over a claim left unanswered by a process that died, once its lease has run out', async () => {
+      const id = await datum();
+      const key = newKey();
+      const body = { comments: [{ content: 'after a crash' }] };
+      // What a SIGKILL between claiming the key and answering leaves behind.
+      const principal = `app:${(await t.db('access_tokens').where({ user_id: fx.editor.user.id, kind: 'client_credentials' }).first()).application_id}`;
+      await t.db('idempotency_keys').insert({
+        principal,
+        key,
+        request_hash: 'left-by-a-dead-process',
+        status_code: null,
+        response_body: null,
+        created_at: new Date(clock.now().getTime() - 60_000).toISOString(),
+      });
+      idempotencyTiming.waitMs = 200;
+      const early = await patch(id, body, key);
+      expect(early.status).to.equal(409);
+      expect(early.body.code).to.equal('conflict');
+      clock.advance(2 * 60_000);
+      const taken = await patch(id, body, key);
+      expect(taken.status).to.equal(200);
+      expect(await comments(id)).to.deep.equal(['after a crash']);
+      expect((await patch(id, body, key)).headers.get('idempotent-replayed')).to.equal('true');
+    });
+
     it('applies every request that carries no key', async () => {
       const id = await datum();
       const body = { comments: [{ content: 'again' }] };

@@ -26,7 +26,8 @@ export function idempotencyRepo(db: Knex) {
 
     /**
      * Claims a key for a request, or returns the row that already holds it. Rows created before
-     * `expiredBefore` no longer count and are deleted first. The primary key decides between
+     * `expiredBefore`, and unanswered claims made before `abandonedBefore`, no longer count and are
+     * deleted first. The primary key decides between
      * concurrent claims: exactly one insert succeeds.
      */
     async claim(
@@ -35,8 +36,15 @@ export function idempotencyRepo(db: Knex) {
       requestHash: string,
       at: string,
       expiredBefore: string,
+      abandonedBefore: string,
     ): Promise<Claim> {
       await db('idempotency_keys').where({ principal }).where('created_at', '<', expiredBefore).delete();
+      // A claim still unanswered long after every request has timed out belongs to a process that died.
+      await db('idempotency_keys')
+        .where({ principal, key })
+        .whereNull('status_code')
+        .where('created_at', '<', abandonedBefore)
+        .delete();
       // A holder can finish with an error and free the key between our insert and our read: retry then.
       for (;;) {
         const inserted = await db('idempotency_keys')
