@@ -186,7 +186,7 @@ export async function createUser(repos: Repos, clock: Clock, input: NewUser): Pr
     if (slugs.length === 0) throw new AccountError('company access needs at least one company slug');
     const scope = { firmId: firm.id, companyIds: null };
     for (const slug of slugs) {
-      const company = await repos.companies.getBySlug(scope, slug);
+      const company = await repos.companies.find(scope, { slug });
       if (!company) throw new AccountError(`no company with slug ${slug} in firm ${firm.slug}`);
       companyIds.push(company.id);
     }

@@ -64,14 +64,15 @@ export function companiesRepo(db: Knex) {
       );
       return { count: result.count, rows: await withFunds(result.rows) };
     },
+    /** One visible company by id or slug, without its funds (a lookup, not a result). */
+    async find(scope: Scope, by: { id: string } | { slug: string }): Promise<CompanyRow | undefined> {
+      const qb = scoped(db('companies'), scope, 'companies', 'id');
+      if ('id' in by) qb.where('companies.id', by.id);
+      else qb.where('companies.slug', by.slug);
+      return (await qb.first()) as CompanyRow | undefined;
+    },
     async get(scope: Scope, id: string): Promise<CompanyWithFunds | undefined> {
       const row = await scoped(db('companies'), scope, 'companies', 'id').where('companies.id', id).first();
-      return row ? (await withFunds([row]))[0] : undefined;
-    },
-    async getBySlug(scope: Scope, slug: string): Promise<CompanyWithFunds | undefined> {
-      const row = await scoped(db('companies'), scope, 'companies', 'id')
-        .where('companies.slug', slug)
-        .first();
       return row ? (await withFunds([row]))[0] : undefined;
     },
     /** Every visible company's id and name (for lookups that must not page). */

@@ -75,15 +75,19 @@ export const listMetrics = defineTool({
     }
     const company = (await resolveCompany(ctx, input))!;
 
-    const categories = await CategoryIndex.load(ctx);
-    const selection = categories.selectCategories(input.category, 'category');
-    let ids = selection.ids;
-    if (input.custom_metric) {
-      const custom = categories.customMetric(input.custom_metric, 'custom_metric');
-      ids = ids ? ids.filter((id) => id === custom.id) : [custom.id];
-      checkCadenceFits(input.cadence, [custom], 'cadence');
+    // The category table is read only when a filter names categories: the common page needs none.
+    let ids: string[] | undefined;
+    if (input.category?.length || input.custom_metric) {
+      const categories = await CategoryIndex.load(ctx);
+      const selection = categories.selectCategories(input.category, 'category');
+      ids = selection.ids;
+      if (input.custom_metric) {
+        const custom = categories.customMetric(input.custom_metric, 'custom_metric');
+        ids = ids ? ids.filter((id) => id === custom.id) : [custom.id];
+        checkCadenceFits(input.cadence, [custom], 'cadence');
+      }
+      checkCadenceFits(input.cadence, selection.named, 'cadence');
     }
-    checkCadenceFits(input.cadence, selection.named, 'cadence');
 
     const preferred = ctx.principal.firm.preferred_currency;
     const direction = sortDirection(input.sort_by);

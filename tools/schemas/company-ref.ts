@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CompanyWithFunds } from '../../db/repos/companies.ts';
+import type { CompanyRow } from '../../db/repos/companies.ts';
 import type { ToolContext } from '../context.ts';
 import type { Tool } from '../define.ts';
 import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
@@ -33,18 +33,15 @@ function notFound(what: string): NotFound {
  * The visible company named by company_id and/or company_slug, or undefined when neither is given.
  * A company of another firm, or outside the caller's access, is not found exactly like an unknown one.
  */
-export async function resolveCompany(
-  ctx: ToolContext,
-  ref: CompanyRef,
-): Promise<CompanyWithFunds | undefined> {
+export async function resolveCompany(ctx: ToolContext, ref: CompanyRef): Promise<CompanyRow | undefined> {
   const scope = ctx.principal.scope;
-  let byId: CompanyWithFunds | undefined;
+  let byId: CompanyRow | undefined;
   if (ref.company_id) {
-    byId = await ctx.repos.companies.get(scope, ref.company_id);
+    byId = await ctx.repos.companies.find(scope, { id: ref.company_id });
     if (!byId) throw notFound(`id ${ref.company_id}`);
   }
   if (!ref.company_slug) return byId;
-  const bySlug = await ctx.repos.companies.getBySlug(scope, ref.company_slug);
+  const bySlug = await ctx.repos.companies.find(scope, { slug: ref.company_slug });
   if (!bySlug) throw notFound(`slug ${ref.company_slug}`);
   if (byId && byId.id !== bySlug.id) {
     throw InvalidInput.field(
