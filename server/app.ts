@@ -1,8 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
+import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
+import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
 import { authenticate } from '../auth/principal.ts';
 import { type Limits, RateLimited } from '../auth/rate-limit.ts';
 import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
+import { webRouter } from '../auth/web/routes.ts';
+import { Sessions } from '../auth/web/sessions.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
@@ -10,14 +14,14 @@ import { docsRouter } from '../rest/docs.ts';
 import { documentDownloadRoute } from '../rest/download.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
-import type { Clock, ToolContext } from '../tools/context.ts';
+import type { Clock, Principal, ToolContext } from '../tools/context.ts';
 import { ToolError, Unauthenticated } from '../tools/errors.ts';
 import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
 import { rejectDeepJson } from './json-depth.ts';
-import { mcpOriginGuard } from './mcp-origin.ts';
 import type { Logger } from './logger.ts';
+import { mcpOriginGuard } from './mcp-origin.ts';
 
 export interface AppDeps {
   config: Config;
@@ -135,12 +139,45 @@ export function createApp(deps: AppDeps): express.Express {
   const parseJson = express.json({ limit: '1mb', strict: false });
   const json = [requireJson, parseJson, rejectDeepJson];
 
+  // ---- MCP: sign-in for AI clients (OAuth 2.1 authorization server), account pages, /mcp ----
+  const publicUrl = () => config.publicUrl;
+  const sessions = new Sessions(repos, clock, publicUrl);
+  app.use(
+    mcpOAuthRouter({
+      repos,
+      clock,
+      logger,
+      sessions,
+      failures: deps.limits.failures,
+      publicUrl,
+      accessTokenTtlSeconds: () => config.mcpAccessTokenTtl,
+      writeTools: () => config.mcpWriteTools,
+      allowLoopbackMetadataUrls: () => config.mcpAllowLoopbackClientMetadata,
+    }),
+  );
+  app.use(webRouter({ repos, clock, sessions, failures: deps.limits.failures, publicUrl }));
+
+  /** A 401 from /mcp names the resource metadata, so a client can discover where to sign in. */
+  async function authenticateMcp(req: Request, res: Response): Promise<Principal | undefined> {
+    try {
+      return await authenticate(repos, clock, req.get('Authorization'), 'mcp', {
+        mcpResource: mcpOAuthUrls(config.publicUrl).resource,
+      });
+    } catch (err) {
+      if (!(err instanceof Unauthenticated)) throw err;
+      res.setHeader('WWW-Authenticate', mcpBearerChallenge(config.publicUrl, err.bearerError, err.message));
+      sendProblem(res, 401, err.code, err.message);
+      return undefined;
+    }
+  }
+
   app.use('/mcp', mcpOriginGuard(config));
   app.post(
     '/mcp',
     json,
     wrap(async (req, res) => {
-      const principal = await authenticate(repos, clock, req.get('Authorization'), 'mcp');
+      const principal = await authenticateMcp(req, res);
+      if (!principal) return;
       await limit(principal, res);
       await handleMcpRequest(
         context(req, res, principal),
@@ -160,6 +197,7 @@ export function createApp(deps: AppDeps): express.Express {
       'the MCP endpoint is stateless: send JSON-RPC messages with POST',
     );
   });
+  // ---- end of MCP ----
 
   app.use(documentDownloadRoute({ ...deps, limit }));
   const methodsByPath = new Map<string, string[]>();

@@ -21,6 +21,7 @@ const schema = z.object({
   MCP_WRITE_TOOLS: booleanFlag.default(false),
   MCP_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(86400).default(3600),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  MCP_ALLOW_LOOPBACK_CLIENT_METADATA: booleanFlag.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
@@ -37,6 +38,8 @@ export interface Config {
   mcpWriteTools: boolean;
   mcpAccessTokenTtl: number;
   mcpAllowedOrigins: string[];
+  /** Accept http://127.0.0.1 client_id metadata documents (tests and local development only). */
+  mcpAllowLoopbackClientMetadata: boolean;
   rateLimitPerMinute: number;
   allowDemoCredentials: boolean;
   requestTimeoutMs: number;
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpAllowedOrigins: c.MCP_ALLOWED_ORIGINS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    mcpAllowLoopbackClientMetadata: c.MCP_ALLOW_LOOPBACK_CLIENT_METADATA,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,

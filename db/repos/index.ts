@@ -9,9 +9,11 @@ import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
 import { idempotencyRepo } from './idempotency.ts';
 import { informationRepo } from './information.ts';
+import { mcpAuthRepo } from './mcp-auth.ts';
 import { metricWritesRepo } from './metric-writes.ts';
 import { metricsRepo } from './metrics.ts';
 import { notesRepo } from './notes.ts';
+import { sessionsRepo } from './sessions.ts';
 import { applicationsRepo, tokensRepo } from './tokens.ts';
 import { usersRepo } from './users.ts';
 
@@ -24,6 +26,8 @@ export function createRepos(db: Knex) {
     companies: companiesRepo(db),
     tokens: tokensRepo(db),
     applications: applicationsRepo(db),
+    mcpAuth: mcpAuthRepo(db),
+    sessions: sessionsRepo(db),
     metrics: metricsRepo(db),
     metricWrites: metricWritesRepo(db),
     idempotency: idempotencyRepo(db),

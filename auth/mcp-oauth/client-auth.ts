@@ -1,0 +1,77 @@
+import type { NextFunction, Request, Response } from 'express';
+import { type Limiter, RateLimited } from '../rate-limit.ts';
+import { verifySecret } from '../secrets.ts';
+import type { McpClientsStore } from './clients-store.ts';
+
+function oauthError(res: Response, status: number, error: string, description: string): void {
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="mcp"');
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(status).json({ error, error_description: description });
+}
+
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+/**
+ * Client authentication for /token and /revoke, in front of the SDK's handlers: accepts
+ * client_secret_basic and client_secret_post, and checks the secret against its stored hash. The
+ * request goes on with the client_id in the body and no secret, which the SDK's own check (a plain
+ * comparison, impossible against a hash) then treats as already authenticated. Wrong secrets count
+ * against the client id and the address like those of /o/token/.
+ */
+export function clientAuthentication(store: McpClientsStore, failures: Limiter) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    let clientId = body.client_id;
+    let secret = body.client_secret;
+    const header = req.get('Authorization');
+    if (header && /^basic\s/i.test(header)) {
+      const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      let basicId: string;
+      try {
+        basicId = formDecode(colon < 0 ? decoded : decoded.slice(0, colon));
+        secret = colon < 0 ? '' : formDecode(decoded.slice(colon + 1));
+      } catch {
+        oauthError(res, 401, 'invalid_client', 'the Basic credentials are malformed');
+        return;
+      }
+      if (clientId !== undefined && clientId !== basicId) {
+        oauthError(res, 400, 'invalid_request', 'client_id in the body differs from the Basic credentials');
+        return;
+      }
+      clientId = basicId;
+    }
+    if (typeof clientId !== 'string') {
+      next();
+      return;
+    }
+    const expected = await store.secretHash(clientId);
+    if (expected) {
+      const keys = [`ip:${req.ip}`, `client:${clientId}`];
+      try {
+        for (const key of keys) await failures.check(key);
+      } catch (err) {
+        if (!(err instanceof RateLimited)) throw err;
+        res.setHeader('Retry-After', String(err.retryAfterSeconds));
+        oauthError(res, 429, 'too_many_requests', err.message);
+        return;
+      }
+      if (!(typeof secret === 'string' && secret && (await verifySecret(secret, expected)))) {
+        for (const key of keys) await failures.fail(key);
+        oauthError(
+          res,
+          401,
+          'invalid_client',
+          'client authentication failed: wrong or missing client secret',
+        );
+        return;
+      }
+    }
+    const { client_secret: _checked, ...rest } = body;
+    req.body = { ...rest, client_id: clientId };
+    next();
+  };
+}

@@ -1,0 +1,206 @@
+import { isIP } from 'node:net';
+import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import {
+  CustomOAuthError,
+  InvalidClientMetadataError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  type OAuthClientInformationFull,
+  OAuthClientMetadataSchema,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Repos } from '../../db/repos/index.ts';
+import type { Logger } from '../../server/logger.ts';
+import type { Clock } from '../../tools/context.ts';
+import { hashSecret } from '../secrets.ts';
+
+/** A fetched client metadata document is trusted for an hour, then fetched again. */
+export const METADATA_DOCUMENT_TTL_MS = 3600_000;
+const METADATA_DOCUMENT_MAX_BYTES = 64 * 1024;
+const METADATA_FETCH_TIMEOUT_MS = 5000;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Redirect URIs we accept: any https address, or http on a loopback host (native and CLI clients). */
+export function redirectUriProblem(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `${uri} is not a URL`;
+  }
+  if (url.hash) return `${uri} must not have a fragment`;
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  return `${uri} must be https, or http on localhost, 127.0.0.1 or [::1]`;
+}
+
+/** Private, link-local and loopback address literals, which a metadata fetch must never reach. */
+function isInternalHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) return true;
+  const version = isIP(host);
+  if (version === 4) {
+    const [a, b] = host.split('.').map(Number) as [number, number];
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
+  }
+  if (version === 6) {
+    return (
+      host === '::1' || host === '::' || /^(fc|fd|fe8|fe9|fea|feb)/.test(host) || host.startsWith('::ffff:')
+    );
+  }
+  return false;
+}
+
+export interface ClientsStoreOptions {
+  repos: Repos;
+  clock: Clock;
+  logger: Logger;
+  /** Accept http://127.0.0.1 (and other loopback) client_id URLs; for tests and local development only. */
+  allowLoopbackMetadataUrls: () => boolean;
+  fetch?: typeof fetch;
+}
+
+/**
+ * MCP clients from our database: dynamically registered ones (RFC 7591), and URL client ids whose
+ * Client ID Metadata Document is fetched, validated and cached here — the SDK's router does not
+ * implement those on the server side. Secrets are stored only as slow hashes and never returned,
+ * so the SDK's own plain comparison is skipped; `clientAuthentication` checks them instead.
+ */
+export class McpClientsStore implements OAuthRegisteredClientsStore {
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: ClientsStoreOptions) {
+    this.fetch = options.fetch ?? fetch;
+  }
+
+  /** Whether this client_id names a metadata document rather than a registration. */
+  isMetadataUrl(clientId: string): boolean {
+    let url: URL;
+    try {
+      url = new URL(clientId);
+    } catch {
+      return false;
+    }
+    if (url.pathname === '/' || url.hash || url.username || url.password) return false;
+    const loopback = LOOPBACK_HOSTS.has(url.hostname);
+    if (url.protocol === 'https:') return !isInternalHost(url.hostname) || (loopback && this.loopbackAllowed);
+    return url.protocol === 'http:' && loopback && this.loopbackAllowed;
+  }
+
+  private get loopbackAllowed(): boolean {
+    return this.options.allowLoopbackMetadataUrls();
+  }
+
+  async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    if (this.isMetadataUrl(clientId)) return this.metadataDocumentClient(clientId);
+    const row = await this.options.repos.mcpAuth.getClient(clientId);
+    if (!row || row.is_metadata_document) return undefined;
+    return JSON.parse(row.metadata) as OAuthClientInformationFull;
+  }
+
+  /** The hash of a registered client's secret; null for public clients, undefined for unknown ones. */
+  async secretHash(clientId: string): Promise<string | null | undefined> {
+    if (this.isMetadataUrl(clientId)) return null;
+    const row = await this.options.repos.mcpAuth.getClient(clientId);
+    return row ? row.client_secret_hash : undefined;
+  }
+
+  async registerClient(
+    client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>,
+  ): Promise<OAuthClientInformationFull> {
+    const full = client as OAuthClientInformationFull;
+    validateClientMetadata(full);
+    const method = full.token_endpoint_auth_method ?? 'client_secret_basic';
+    if (!['none', 'client_secret_basic', 'client_secret_post'].includes(method)) {
+      throw new InvalidClientMetadataError(
+        `token_endpoint_auth_method ${method} is not supported; use none, client_secret_basic or client_secret_post`,
+      );
+    }
+    const { client_secret, client_secret_expires_at: _unused, ...metadata } = full;
+    const stored: OAuthClientInformationFull = {
+      ...metadata,
+      token_endpoint_auth_method: method,
+      grant_types: full.grant_types ?? ['authorization_code', 'refresh_token'],
+      response_types: full.response_types ?? ['code'],
+    };
+    await this.options.repos.mcpAuth.insertClient({
+      client_id: full.client_id,
+      client_secret_hash: client_secret ? await hashSecret(client_secret) : null,
+      metadata: JSON.stringify(stored),
+      is_metadata_document: false,
+      created_at: this.options.clock.now().toISOString(),
+      fetched_at: null,
+    });
+    // The secret is shown this once; client_secret_expires_at 0 means it does not expire.
+    return client_secret ? { ...stored, client_secret, client_secret_expires_at: 0 } : stored;
+  }
+
+  private async metadataDocumentClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    const { repos, clock, logger } = this.options;
+    const now = clock.now();
+    const cached = await repos.mcpAuth.getClient(clientId);
+    if (
+      cached?.is_metadata_document &&
+      cached.fetched_at &&
+      now.getTime() - Date.parse(cached.fetched_at) < METADATA_DOCUMENT_TTL_MS
+    ) {
+      return JSON.parse(cached.metadata) as OAuthClientInformationFull;
+    }
+    try {
+      const document = await this.fetchDocument(clientId);
+      await repos.mcpAuth.saveMetadataDocument(clientId, JSON.stringify(document), now.toISOString());
+      return document;
+    } catch (err) {
+      logger.warn('client metadata document refused', { client_id: clientId, reason: String(err) });
+      return undefined;
+    }
+  }
+
+  private async fetchDocument(clientId: string): Promise<OAuthClientInformationFull> {
+    const res = await this.fetch(clientId, {
+      headers: { Accept: 'application/json' },
+      redirect: 'error',
+      signal: AbortSignal.timeout(METADATA_FETCH_TIMEOUT_MS),
+    });
+    if (!res.ok) throw new Error(`GET ${clientId} answered ${res.status}`);
+    const length = Number(res.headers.get('content-length') ?? 0);
+    if (length > METADATA_DOCUMENT_MAX_BYTES) throw new Error('the document is larger than 64 KiB');
+    const text = await res.text();
+    if (text.length > METADATA_DOCUMENT_MAX_BYTES) throw new Error('the document is larger than 64 KiB');
+    const raw = JSON.parse(text) as { client_id?: unknown };
+    if (raw.client_id !== clientId) throw new Error('its client_id is not the URL it was fetched from');
+    const parsed = OAuthClientMetadataSchema.safeParse(raw);
+    if (!parsed.success) throw new Error(`invalid client metadata: ${parsed.error.message}`);
+    const document: OAuthClientInformationFull = { ...parsed.data, client_id: clientId };
+    validateClientMetadata(document);
+    // A document is public: whoever can read it could claim a shared secret, so only public clients.
+    const method = document.token_endpoint_auth_method ?? 'none';
+    if (method !== 'none') throw new Error(`token_endpoint_auth_method ${method} is not supported here`);
+    return { ...document, token_endpoint_auth_method: 'none' };
+  }
+}
+
+function validateClientMetadata(client: OAuthClientInformationFull): void {
+  if (client.redirect_uris.length === 0) {
+    throw new CustomOAuthError('invalid_redirect_uri', 'redirect_uris must list at least one URI');
+  }
+  for (const uri of client.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new CustomOAuthError('invalid_redirect_uri', problem);
+  }
+  const grants = client.grant_types ?? ['authorization_code'];
+  const unsupported = grants.filter((g) => g !== 'authorization_code' && g !== 'refresh_token');
+  if (unsupported.length > 0) {
+    throw new InvalidClientMetadataError(
+      `grant_types ${unsupported.join(', ')} are not supported; use authorization_code and refresh_token`,
+    );
+  }
+}

@@ -1,0 +1,360 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Repos } from '../../db/repos/index.ts';
+import type { McpGrantWithClient } from '../../db/repos/mcp-auth.ts';
+import type { Clock } from '../../tools/context.ts';
+import {
+  AccountError,
+  createApplication,
+  createPersonalToken,
+  listApplications,
+  listPersonalTokens,
+  revokeApplication,
+  revokePersonalToken,
+} from '../accounts.ts';
+import { type Limiter, RateLimited } from '../rate-limit.ts';
+import { hashSecret, verifySecret } from '../secrets.ts';
+import {
+  type ApplicationView,
+  type ConnectionView,
+  type Created,
+  connectionsPage,
+  type DeveloperView,
+  developerPage,
+  loginPage,
+  messagePage,
+} from './pages.ts';
+import { sendHtml } from './respond.ts';
+import { csrfMatches, type Sessions, type WebSession } from './sessions.ts';
+
+export interface WebOptions {
+  repos: Repos;
+  clock: Clock;
+  sessions: Sessions;
+  /** Failed sign-ins per account and per address (shared with the token endpoints). */
+  failures: Limiter;
+  publicUrl: () => string;
+}
+
+const HOME = '/account/connections';
+
+/** Only a path of this site: never `//host` or a full URL, so the login cannot redirect elsewhere. */
+function safeNext(next: unknown): string {
+  return typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : HOME;
+}
+
+function field(body: unknown, name: string): string {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}
+
+const notices: Record<string, string> = {
+  'connection-revoked': 'The connection was revoked. The client is signed out.',
+  'application-revoked': 'The application was revoked, with every token issued to it.',
+  'token-revoked': 'The token was revoked.',
+};
+
+// Verifying against this when the email is unknown makes both failures cost the same time.
+let decoyHash: Promise<string> | undefined;
+
+type Handler = (req: Request, res: Response, session: WebSession) => Promise<void>;
+
+/** The sign-in page and the account pages (connections, developer settings), server-rendered without scripts. */
+export function webRouter(options: WebOptions): Router {
+  const { repos, clock, sessions, failures } = options;
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+  /** Pages that need a signed-in user; every POST must carry the session's CSRF token. */
+  const signedIn =
+    (handler: Handler) =>
+    async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
+      const session = await sessions.current(req);
+      if (!session) {
+        if (req.method === 'GET')
+          res.redirect(303, `/login?${new URLSearchParams({ next: req.originalUrl })}`);
+        else
+          sendHtml(res, 401, expiredPage('Your session has ended. Sign in again, then repeat the change.'));
+        return;
+      }
+      if (req.method === 'POST' && !csrfMatches(session, field(req.body, 'csrf_token'))) {
+        sendHtml(
+          res,
+          403,
+          expiredPage('The form was not accepted because it is out of date. Reload the page and try again.'),
+        );
+        return;
+      }
+      await handler(req, res, session);
+    };
+
+  function expiredPage(message: string): string {
+    return messagePage({
+      title: 'This page expired',
+      message,
+      link: { href: HOME, label: 'Go to your account' },
+    });
+  }
+
+  function nav(session: WebSession, current: 'connections' | 'developer') {
+    return { current, csrfToken: session.csrfToken, email: session.user.email };
+  }
+
+  router.get('/login', async (req, res) => {
+    const next = safeNext(req.query.next);
+    if (await sessions.current(req)) {
+      res.redirect(303, next);
+      return;
+    }
+    sendHtml(res, 200, loginPage({ csrfToken: sessions.loginCsrf(req, res), next }));
+  });
+
+  router.post('/login', form, async (req, res) => {
+    const email = field(req.body, 'email').trim();
+    const password = field(req.body, 'password');
+    const next = safeNext(field(req.body, 'next'));
+    const again = (status: number, error: string) =>
+      sendHtml(res, status, loginPage({ csrfToken: sessions.loginCsrf(req, res), next, email, error }));
+    if (!sessions.loginCsrfMatches(req, field(req.body, 'csrf_token'))) {
+      again(403, 'The sign-in form expired. Enter your email and password again.');
+      return;
+    }
+    const keys = [`ip:${req.ip}`, `account:${email.toLowerCase()}`];
+    try {
+      for (const key of keys) await failures.check(key);
+    } catch (err) {
+      if (!(err instanceof RateLimited)) throw err;
+      res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      again(429, `Too many failed sign-in attempts. Wait ${err.retryAfterSeconds} seconds, then try again.`);
+      return;
+    }
+    if (!email || !password) {
+      again(400, 'Enter your email and your password.');
+      return;
+    }
+    const user = await repos.users.getByEmail(email);
+    decoyHash ??= hashSecret('not a password of anyone');
+    const ok = await verifySecret(password, user?.password_hash ?? (await decoyHash));
+    if (!user || !ok) {
+      for (const key of keys) await failures.fail(key);
+      again(401, 'The email or password is incorrect.');
+      return;
+    }
+    if (!user.is_active) {
+      again(403, 'This account is deactivated. Ask an admin of your firm to reactivate it.');
+      return;
+    }
+    await sessions.start(res, user);
+    res.redirect(303, next);
+  });
+
+  router.post('/logout', form, async (req, res) => {
+    const session = await sessions.current(req);
+    if (session) {
+      if (!csrfMatches(session, field(req.body, 'csrf_token'))) {
+        sendHtml(
+          res,
+          403,
+          expiredPage('The form was not accepted because it is out of date. Reload the page and try again.'),
+        );
+        return;
+      }
+      await sessions.end(session, res);
+    }
+    const next = safeNext(field(req.body, 'next'));
+    res.redirect(303, `/login?${new URLSearchParams({ next })}`);
+  });
+
+  router.get('/account', (_req, res) => res.redirect(303, HOME));
+
+  router.get(
+    '/account/connections',
+    signedIn(async (req, res, session) => {
+      const grants = await repos.mcpAuth.listActiveGrants(session.user.id, clock.now().toISOString());
+      sendHtml(
+        res,
+        200,
+        connectionsPage({
+          nav: nav(session, 'connections'),
+          mcpUrl: `${options.publicUrl()}/mcp`,
+          connections: grants.map(connectionView),
+          notice: notices[String(req.query.notice)],
+        }),
+      );
+    }),
+  );
+
+  router.post(
+    '/account/connections/:id/revoke',
+    form,
+    signedIn(async (req, res, session) => {
+      const grant = await repos.mcpAuth.getGrant(String(req.params.id));
+      if (!grant || grant.user_id !== session.user.id) {
+        sendHtml(res, 404, notFoundPage('connection', HOME));
+        return;
+      }
+      await repos.mcpAuth.revokeGrant(grant.id, clock.now().toISOString());
+      res.redirect(303, `${HOME}?notice=connection-revoked`);
+    }),
+  );
+
+  async function developer(session: WebSession, extra: Partial<DeveloperView> = {}): Promise<string> {
+    const now = clock.now().toISOString();
+    const apps = (await listApplications(repos, session.firm.slug)).filter((a) => !a.revoked_at);
+    const view = (a: (typeof apps)[number]): ApplicationView => ({
+      id: a.id,
+      name: a.name,
+      clientId: a.client_id,
+      ownerEmail: a.user_email,
+      createdAt: a.created_at,
+    });
+    const tokens = (await listPersonalTokens(repos, session.user.email)).filter(
+      (t) => !t.revoked_at && t.expires_at > now,
+    );
+    return developerPage({
+      nav: nav(session, 'developer'),
+      firmName: session.firm.name,
+      tokenUrl: `${options.publicUrl()}/o/token/`,
+      applications: apps.filter((a) => a.user_id === session.user.id).map(view),
+      firmApplications:
+        session.user.role === 'admin'
+          ? apps.filter((a) => a.user_id !== session.user.id).map(view)
+          : undefined,
+      tokens: tokens.map((t) => ({
+        id: t.id,
+        name: t.name ?? 'personal access token',
+        createdAt: t.created_at,
+        expiresAt: t.expires_at,
+        lastUsedAt: t.last_used_at,
+      })),
+      ...extra,
+    });
+  }
+
+  router.get(
+    '/account/developer',
+    signedIn(async (req, res, session) => {
+      sendHtml(res, 200, await developer(session, { notice: notices[String(req.query.notice)] }));
+    }),
+  );
+
+  /** Runs an account operation; its AccountError becomes a 400 page with the message in the right section. */
+  async function attempt(
+    res: Response,
+    session: WebSession,
+    section: 'application' | 'token',
+    create: () => Promise<Created>,
+  ): Promise<void> {
+    let created: Created;
+    try {
+      created = await create();
+    } catch (err) {
+      if (!(err instanceof AccountError)) throw err;
+      const message = err.message.charAt(0).toUpperCase() + err.message.slice(1);
+      sendHtml(res, 400, await developer(session, { error: { section, message: `${message}.` } }));
+      return;
+    }
+    sendHtml(res, 201, await developer(session, { created }));
+  }
+
+  router.post(
+    '/account/developer/applications',
+    form,
+    signedIn(async (req, res, session) => {
+      await attempt(res, session, 'application', async () => {
+        const name = field(req.body, 'name');
+        const app = await createApplication(repos, clock, {
+          firm: session.firm.slug,
+          userEmail: session.user.email,
+          name,
+        });
+        return {
+          kind: 'application',
+          name: name.trim(),
+          clientId: app.client_id,
+          clientSecret: app.client_secret,
+        };
+      });
+    }),
+  );
+
+  router.post(
+    '/account/developer/applications/:id/revoke',
+    form,
+    signedIn(async (req, res, session) => {
+      const app = (await listApplications(repos, session.firm.slug)).find((a) => a.id === req.params.id);
+      const mayRevoke =
+        app && !app.revoked_at && (app.user_id === session.user.id || session.user.role === 'admin');
+      if (!app || !mayRevoke) {
+        sendHtml(res, 404, notFoundPage('application', '/account/developer'));
+        return;
+      }
+      await revokeApplication(repos, clock, app.client_id);
+      res.redirect(303, '/account/developer?notice=application-revoked');
+    }),
+  );
+
+  router.post(
+    '/account/developer/tokens',
+    form,
+    signedIn(async (req, res, session) => {
+      await attempt(res, session, 'token', async () => {
+        const name = field(req.body, 'name').trim();
+        const daysText = field(req.body, 'days').trim() || '30';
+        if (!/^\d+$/.test(daysText)) throw new AccountError('days must be a whole number from 1 to 30');
+        if (!name) throw new AccountError('token name must not be empty');
+        const token = await createPersonalToken(repos, clock, {
+          email: session.user.email,
+          days: Number(daysText),
+          name,
+        });
+        return { kind: 'token', name, token: token.token, expiresAt: token.expires_at };
+      });
+    }),
+  );
+
+  router.post(
+    '/account/developer/tokens/:id/revoke',
+    form,
+    signedIn(async (req, res, session) => {
+      const token = (await listPersonalTokens(repos, session.user.email)).find((t) => t.id === req.params.id);
+      if (!token || token.revoked_at) {
+        sendHtml(res, 404, notFoundPage('token', '/account/developer'));
+        return;
+      }
+      await revokePersonalToken(repos, clock, token.id);
+      res.redirect(303, '/account/developer?notice=token-revoked');
+    }),
+  );
+
+  return router;
+}
+
+function notFoundPage(what: string, back: string): string {
+  return messagePage({
+    title: `No such ${what}`,
+    message: `This ${what} does not exist, was already revoked, or is not yours.`,
+    link: { href: back, label: 'Back' },
+  });
+}
+
+function connectionView(grant: McpGrantWithClient): ConnectionView {
+  const metadata = grant.client_metadata
+    ? (JSON.parse(grant.client_metadata) as { client_name?: string; redirect_uris?: string[] })
+    : {};
+  let host: string | null = null;
+  try {
+    host = new URL(
+      /^https?:\/\//.test(grant.client_id) ? grant.client_id : (metadata.redirect_uris?.[0] ?? ''),
+    ).host;
+  } catch {
+    host = null;
+  }
+  return {
+    id: grant.id,
+    clientName: metadata.client_name?.trim() || host || 'An unnamed client',
+    clientHost: host,
+    createdAt: grant.created_at,
+    lastUsedAt: grant.last_used_at,
+    expiresAt: grant.expires_at,
+  };
+}
