@@ -1,5 +1,6 @@
 import type { Repos } from '../db/repos/index.ts';
 import type { Principal } from '../tools/context.ts';
+import { principalFor } from './principal.ts';
 
 /**
  * The principal of a user on this machine, for the stdio MCP server a desktop client launches:
@@ -11,12 +12,5 @@ export async function principalForEmail(repos: Repos, email: string): Promise<Pr
   if (!user.is_active) throw new Error(`user ${email} is deactivated`);
   const firm = await repos.firms.get(user.firm_id);
   if (!firm) throw new Error(`the firm of ${email} no longer exists`);
-  return {
-    kind: 'user',
-    key: `user:${user.id}`,
-    tokenId: 'stdio',
-    user,
-    firm,
-    scope: { firmId: firm.id, companyIds: await repos.users.companyAccess(user) },
-  };
+  return principalFor(repos, user, firm, { kind: 'user', key: `user:${user.id}`, tokenId: 'stdio' });
 }

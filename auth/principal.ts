@@ -1,5 +1,6 @@
 import type { Repos } from '../db/repos/index.ts';
 import type { Audience } from '../db/repos/tokens.ts';
+import type { Firm, User } from '../db/types.ts';
 import type { Clock, Principal } from '../tools/context.ts';
 import { Unauthenticated } from '../tools/errors.ts';
 import { tokenHash } from './secrets.ts';
@@ -19,8 +20,8 @@ export interface AuthenticateOptions {
   mcpResource?: string;
 }
 
-/** The last use of a sign-in is recorded at most once a minute. */
-const GRANT_TOUCH_INTERVAL_MS = 60_000;
+/** The last use of a sign-in or a personal token is recorded at most once a minute. */
+const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Resolves an Authorization header to the calling principal. Basic credentials are refused on data
@@ -45,9 +46,10 @@ export async function authenticate(
   if (scheme?.toLowerCase() !== 'bearer' || !value) {
     throw new Unauthenticated('Authorization must be "Bearer <token>"', 'invalid_request');
   }
-  const token = await repos.tokens.findByHash(tokenHash(value));
+  const found = await repos.tokens.findWithOwner(tokenHash(value));
+  const token = found?.token;
   const now = clock.now().toISOString();
-  if (!token || token.revoked_at || token.expires_at <= now || !accepts(token.audience, resource)) {
+  if (!found || !token || token.revoked_at || token.expires_at <= now || !accepts(token.audience, resource)) {
     throw new Unauthenticated(
       'the access token is invalid, expired or revoked; request a new one',
       'invalid_token',
@@ -64,23 +66,35 @@ export async function authenticate(
     if (grant.revoked_at || grant.expires_at <= now) {
       throw new Unauthenticated('this sign-in was revoked or has ended; sign in again', 'invalid_token');
     }
-    if (!grant.last_used_at || Date.parse(grant.last_used_at) <= Date.parse(now) - GRANT_TOUCH_INTERVAL_MS) {
-      await repos.mcpAuth.touchGrant(grant.id, now);
-    }
+    if (stale(grant.last_used_at, now)) await repos.mcpAuth.touchGrant(grant.id, now);
+  } else if (token.kind === 'personal' && stale(token.last_used_at, now)) {
+    await repos.tokens.touch(token.id, now);
   }
-  const user = await repos.users.get(token.user_id);
-  const firm = user && (await repos.firms.get(user.firm_id));
-  if (!user || !firm || !user.is_active || user.firm_id !== token.firm_id) {
+  const { user, firm } = found;
+  if (!user.is_active || user.firm_id !== token.firm_id) {
     throw new Unauthenticated('the user behind this token is no longer active', 'invalid_token');
   }
+  return token.kind === 'client_credentials'
+    ? principalFor(repos, user, firm, {
+        kind: 'application',
+        key: `app:${token.application_id}`,
+        tokenId: token.id,
+      })
+    : principalFor(repos, user, firm, { kind: 'user', key: `user:${user.id}`, tokenId: token.id });
+}
+
+/** Whether a last-use stamp is old enough to be written again (at most once a minute). */
+function stale(lastUsedAt: string | null, now: string): boolean {
+  return !lastUsedAt || Date.parse(lastUsedAt) <= Date.parse(now) - TOUCH_INTERVAL_MS;
+}
+
+/** The principal of a known, active user: their firm and the companies they may see. */
+export async function principalFor(
+  repos: Repos,
+  user: User,
+  firm: Firm,
+  who: Pick<Principal, 'kind' | 'key' | 'tokenId'>,
+): Promise<Principal> {
   const companyIds = await repos.users.companyAccess(user);
-  const kind = token.kind === 'client_credentials' ? 'application' : 'user';
-  return {
-    kind,
-    key: kind === 'application' ? `app:${token.application_id}` : `user:${user.id}`,
-    tokenId: token.id,
-    user,
-    firm,
-    scope: { firmId: firm.id, companyIds },
-  };
+  return { ...who, user, firm, scope: { firmId: firm.id, companyIds } };
 }

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { Firm, User } from '../types.ts';
+import { toUser } from './users.ts';
 
 export type TokenKind = 'client_credentials' | 'mcp' | 'personal';
 export type Audience = 'rest' | 'mcp' | 'any';
@@ -32,6 +34,32 @@ export interface ApplicationRow {
   revoked_at: string | null;
 }
 
+const USER_COLUMNS = [
+  'id',
+  'firm_id',
+  'email',
+  'first_name',
+  'last_name',
+  'password_hash',
+  'role',
+  'all_companies',
+  'can_view_documents',
+  'can_edit_cap_table',
+  'is_active',
+  'created_at',
+] as const satisfies readonly (keyof User)[];
+
+const FIRM_COLUMNS = [
+  'id',
+  'slug',
+  'name',
+  'preferred_currency',
+  'country',
+  'city',
+  'enabled_feature_flags',
+  'created_at',
+] as const satisfies readonly (keyof Firm)[];
+
 export function tokensRepo(db: Knex) {
   return {
     async insert(token: AccessTokenRow): Promise<void> {
@@ -39,6 +67,31 @@ export function tokensRepo(db: Knex) {
     },
     async findByHash(hash: string): Promise<AccessTokenRow | undefined> {
       return db<AccessTokenRow>('access_tokens').where({ token_hash: hash }).first();
+    },
+    /** A token with its user and the user's firm, in one query: the hot path of every request. */
+    async findWithOwner(
+      hash: string,
+    ): Promise<{ token: AccessTokenRow; user: User; firm: Firm } | undefined> {
+      const row = (await db('access_tokens as t')
+        .join('users as u', 'u.id', 't.user_id')
+        .join('firms as f', 'f.id', 'u.firm_id')
+        .where('t.token_hash', hash)
+        .first(
+          't.*',
+          ...USER_COLUMNS.map((c) => `u.${c} as u__${c}`),
+          ...FIRM_COLUMNS.map((c) => `f.${c} as f__${c}`),
+        )) as Record<string, unknown> | undefined;
+      if (!row) return undefined;
+      const pick = (prefix: string, columns: readonly string[]) =>
+        Object.fromEntries(columns.map((c) => [c, row[`${prefix}${c}`]]));
+      const token = Object.fromEntries(
+        Object.entries(row).filter(([k]) => !k.includes('__')),
+      ) as unknown as AccessTokenRow;
+      return {
+        token,
+        user: toUser(pick('u__', USER_COLUMNS) as unknown as User),
+        firm: pick('f__', FIRM_COLUMNS) as unknown as Firm,
+      };
     },
     async get(id: string): Promise<AccessTokenRow | undefined> {
       return db<AccessTokenRow>('access_tokens').where({ id }).first();

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Counted, Page, User } from '../types.ts';
 import { bool, countAndPage } from './util.ts';
 
-function toUser(row: User): User {
+export function toUser(row: User): User {
   return {
     ...row,
     all_companies: bool(row.all_companies),
