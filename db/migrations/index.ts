@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as initial from './001-initial.ts';
 import * as standardCategories from './002-standard-categories.ts';
+import * as partialBudgetIndex from './003-partial-budget-index.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -12,6 +13,7 @@ interface Migration {
 const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-standard-categories': standardCategories,
+  '003-partial-budget-index': partialBudgetIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
