@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { expect } from 'chai';
 import type { RunningServer } from '../server/http.ts';
+import { spawnServer } from './helpers/child-server.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, createApp, type Fixture } from './helpers/fixture.ts';
 import { api, startTestServer } from './helpers/server.ts';
@@ -172,10 +173,12 @@ describe('protection', () => {
   });
 
   (redisUrl ? describe : describe.skip)('rate limit shared over Redis', () => {
-    it('counts requests to two server processes against one budget', async () => {
+    it('counts requests to two server processes against one budget', async function () {
+      this.timeout(60000);
+      // Two production processes over one database file and one Redis, with a budget of 20 a minute.
       const env = { REDIS_URL: redisUrl!, RATE_LIMIT_PER_MINUTE: '20' };
-      const a = await startTestServer(t.db, { env });
-      const b = await startTestServer(t.db, { env });
+      const a = await spawnServer(t.url, env);
+      const b = await spawnServer(t.url, env);
       try {
         const app = await createApp(fx.repos, fx.viewer.user);
         const issued = await token(a.url, app.clientId, app.clientSecret);
@@ -187,8 +190,8 @@ describe('protection', () => {
         expect(statuses.slice(0, 20).every((s) => s === 200)).to.equal(true);
         expect(statuses[20]).to.equal(429);
       } finally {
-        await a.close();
-        await b.close();
+        await a.stop();
+        await b.stop();
       }
     });
 
