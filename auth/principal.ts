@@ -5,6 +5,23 @@ import type { Clock, Principal } from '../tools/context.ts';
 import { Unauthenticated } from '../tools/errors.ts';
 import { tokenHash } from './secrets.ts';
 
+/**
+ * An RFC 6750 challenge: `Bearer <first>`, plus the error and its description when a token was bad.
+ * `first` is the realm on REST and the resource metadata URL on /mcp.
+ */
+export function bearerChallenge(
+  first: string,
+  error?: Unauthenticated['bearerError'],
+  description?: string,
+): string {
+  const parts = [first];
+  if (error) {
+    parts.push(`error="${error}"`);
+    if (description) parts.push(`error_description="${description.replace(/["\\]/g, "'")}"`);
+  }
+  return `Bearer ${parts.join(', ')}`;
+}
+
 /** Which endpoint family a token is presented to. */
 export type Resource = 'rest' | 'mcp';
 

@@ -12,6 +12,8 @@ export class RateLimited extends ToolError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+    /** The budget that was exhausted, for the RateLimit-Limit header. */
+    readonly limit: number,
   ) {
     super(429, 'rate_limited', message);
   }
@@ -70,7 +72,7 @@ export function createLimiter(
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const retry = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        throw new RateLimited(describe(retry), retry);
+        throw new RateLimited(describe(retry), retry, options.points);
       }
       throw rejection;
     }
@@ -84,7 +86,7 @@ export function createLimiter(
       const res = await limiter.get(key).catch(() => null);
       if (res && res.consumedPoints >= options.points) {
         const retry = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        throw new RateLimited(describe(retry), retry);
+        throw new RateLimited(describe(retry), retry, options.points);
       }
     },
     async fail(key) {

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
 import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
-import { authenticate } from '../auth/principal.ts';
+import { authenticate, bearerChallenge } from '../auth/principal.ts';
 import { type Limits, RateLimited } from '../auth/rate-limit.ts';
 import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
 import { webRouter } from '../auth/web/routes.ts';
@@ -14,7 +14,7 @@ import { docsRouter } from '../rest/docs.ts';
 import { documentDownloadRoute } from '../rest/download.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
-import type { Clock, Principal, ToolContext } from '../tools/context.ts';
+import type { Clock, ToolContext } from '../tools/context.ts';
 import { ToolError, Unauthenticated } from '../tools/errors.ts';
 import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
@@ -42,13 +42,6 @@ function wrap(handler: Handler) {
   return (req: Request, res: Response, next: NextFunction) => {
     handler(req, res).catch(next);
   };
-}
-
-export function bearerChallenge(err: Unauthenticated): string {
-  const parts = ['realm="portfolio"'];
-  if (err.bearerError)
-    parts.push(`error="${err.bearerError}"`, `error_description="${err.message.replace(/"/g, "'")}"`);
-  return `Bearer ${parts.join(', ')}`;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -100,14 +93,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   /** Counts the request against the principal's per-minute budget and reports it in headers. */
   async function limit(principal: ToolContext['principal'], res: Response): Promise<void> {
-    const state = await deps.limits.requests.consume(principal.key).catch((err: unknown) => {
-      if (err instanceof RateLimited) {
-        res.setHeader('RateLimit-Limit', String(config.rateLimitPerMinute));
-        res.setHeader('RateLimit-Remaining', '0');
-        res.setHeader('RateLimit-Reset', String(err.retryAfterSeconds));
-      }
-      throw err;
-    });
+    const state = await deps.limits.requests.consume(principal.key);
     res.setHeader('RateLimit-Limit', String(state.limit));
     res.setHeader('RateLimit-Remaining', String(state.remaining));
     res.setHeader('RateLimit-Reset', String(state.resetSeconds));
@@ -123,7 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   }
 
-  function context(_req: Request, res: Response, principal: ToolContext['principal']): ToolContext {
+  function context(res: Response, principal: ToolContext['principal']): ToolContext {
     const requestId = res.locals.requestId as string;
     return {
       principal,
@@ -157,30 +143,17 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.use(webRouter({ repos, clock, sessions, failures: deps.limits.failures, publicUrl }));
 
-  /** A 401 from /mcp names the resource metadata, so a client can discover where to sign in. */
-  async function authenticateMcp(req: Request, res: Response): Promise<Principal | undefined> {
-    try {
-      return await authenticate(repos, clock, req.get('Authorization'), 'mcp', {
-        mcpResource: mcpOAuthUrls(config.publicUrl).resource,
-      });
-    } catch (err) {
-      if (!(err instanceof Unauthenticated)) throw err;
-      res.setHeader('WWW-Authenticate', mcpBearerChallenge(config.publicUrl, err.bearerError, err.message));
-      sendProblem(res, 401, err.code, err.message);
-      return undefined;
-    }
-  }
-
   app.use('/mcp', mcpOriginGuard(config));
   app.post(
     '/mcp',
     json,
     wrap(async (req, res) => {
-      const principal = await authenticateMcp(req, res);
-      if (!principal) return;
+      const principal = await authenticate(repos, clock, req.get('Authorization'), 'mcp', {
+        mcpResource: mcpOAuthUrls(config.publicUrl).resource,
+      });
       await limit(principal, res);
       await handleMcpRequest(
-        context(req, res, principal),
+        context(res, principal),
         { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput },
         req,
         res,
@@ -206,7 +179,7 @@ export function createApp(deps: AppDeps): express.Express {
     const handler = wrap(async (req, res) => {
       const principal = await authenticate(repos, clock, req.get('Authorization'), 'rest');
       await limit(principal, res);
-      await serveRoute(route as Route, context(req, res, principal), req, res);
+      await serveRoute(route as Route, context(res, principal), req, res);
     });
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
     if (route.method === 'GET') app.get(route.path, handler);
@@ -228,13 +201,21 @@ export function createApp(deps: AppDeps): express.Express {
     );
   });
 
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof Unauthenticated) {
-      res.setHeader('WWW-Authenticate', bearerChallenge(err));
+      // A 401 from /mcp names the resource metadata, so a client can discover where to sign in.
+      const challenge =
+        req.path === '/mcp'
+          ? mcpBearerChallenge(config.publicUrl, err.bearerError, err.message)
+          : bearerChallenge('realm="portfolio"', err.bearerError, err.message);
+      res.setHeader('WWW-Authenticate', challenge);
       sendProblem(res, 401, err.code, err.message);
       return;
     }
     if (err instanceof RateLimited) {
+      res.setHeader('RateLimit-Limit', String(err.limit));
+      res.setHeader('RateLimit-Remaining', '0');
+      res.setHeader('RateLimit-Reset', String(err.retryAfterSeconds));
       res.setHeader('Retry-After', String(err.retryAfterSeconds));
       sendProblem(res, 429, err.code, err.message);
       return;

@@ -69,6 +69,7 @@ describe('protection', () => {
       expect(over.headers.get('content-type')).to.match(/problem\+json/);
       expect(Number(over.headers.get('retry-after'))).to.be.within(1, 60);
       expect(over.headers.get('ratelimit-remaining')).to.equal('0');
+      expect(over.headers.get('ratelimit-limit')).to.equal('500');
       // Another principal has a budget of its own.
       expect((await api(server.url, '/v1/companies/', { token: fx.editor.rest })).status).to.equal(200);
     });

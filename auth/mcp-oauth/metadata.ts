@@ -1,4 +1,5 @@
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { bearerChallenge } from '../principal.ts';
 import { PRODUCT_NAME } from '../web/layout.ts';
 
 export const MCP_SCOPES = ['read', 'write'];
@@ -65,10 +66,9 @@ export function mcpBearerChallenge(
   error?: 'invalid_token' | 'invalid_request',
   description?: string,
 ): string {
-  const parts = [`resource_metadata="${mcpOAuthUrls(publicUrl).resourceMetadata}"`];
-  if (error) {
-    parts.push(`error="${error}"`);
-    if (description) parts.push(`error_description="${description.replace(/["\\]/g, "'")}"`);
-  }
-  return `Bearer ${parts.join(', ')}`;
+  return bearerChallenge(
+    `resource_metadata="${mcpOAuthUrls(publicUrl).resourceMetadata}"`,
+    error,
+    description,
+  );
 }
