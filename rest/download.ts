@@ -2,7 +2,8 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { authenticate } from '../auth/principal.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { Clock, Principal } from '../tools/context.ts';
-import { NotFound, PermissionDenied } from '../tools/errors.ts';
+import { NotFound } from '../tools/errors.ts';
+import { requirePermission } from '../tools/run.ts';
 import { sendProblem } from './problem.ts';
 
 export const DOCUMENT_DOWNLOAD_PATH = '/v1/documents/:document_id/download/';
@@ -28,9 +29,7 @@ export function documentDownloadRoute(deps: {
     (async () => {
       const principal = await authenticate(deps.repos, deps.clock, req.get('Authorization'), 'rest');
       await deps.limit?.(principal, res);
-      if (!principal.user.can_view_documents) {
-        throw new PermissionDenied('your account does not have access to documents');
-      }
+      requirePermission('documents', principal.user);
       const id = String(req.params.document_id);
       const file = await deps.repos.documents.file(principal.scope, id);
       if (!file) throw new NotFound(`no document with id ${id}; call list_documents for valid ids`);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { User } from '../db/types.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool, Permission } from './define.ts';
 import { type FieldError, InvalidInput, MissingParameter, PermissionDenied } from './errors.ts';
@@ -29,21 +30,23 @@ export function inputError(error: z.ZodError, rename: (field: string) => string 
   return new InvalidInput(`invalid ${summary}`, errors);
 }
 
-const permissionChecks: Record<Permission, (ctx: ToolContext) => string | null> = {
-  documents: (ctx) =>
-    ctx.principal.user.can_view_documents ? null : 'your account does not have access to documents',
-  cap_table: (ctx) =>
-    ctx.principal.user.can_edit_cap_table || ctx.principal.user.role === 'admin'
+const permissionChecks: Record<Permission, (user: User) => string | null> = {
+  documents: (user) => (user.can_view_documents ? null : 'your account does not have access to documents'),
+  cap_table: (user) =>
+    user.can_edit_cap_table || user.role === 'admin'
       ? null
       : 'your account may not add cap table data; ask a firm admin for the cap-table permission',
-  edit_metrics: (ctx) =>
-    ctx.principal.user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null,
+  edit_metrics: (user) => (user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null),
 };
 
-export function checkPermission(tool: AnyTool, ctx: ToolContext): void {
-  if (!tool.permission) return;
-  const problem = permissionChecks[tool.permission](ctx);
+/** Throws PermissionDenied when the user lacks the permission (also used by routes that are not tools). */
+export function requirePermission(permission: Permission | undefined, user: User): void {
+  const problem = permission && permissionChecks[permission](user);
   if (problem) throw new PermissionDenied(problem);
+}
+
+export function checkPermission(tool: AnyTool, ctx: ToolContext): void {
+  requirePermission(tool.permission, ctx.principal.user);
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
