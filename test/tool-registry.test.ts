@@ -50,13 +50,40 @@ describe('the tool registry', () => {
     }
   });
 
-  it('lists write tools over MCP only when MCP_WRITE_TOOLS is on', () => {
-    const reads = mcpTools({ writeTools: false });
-    expect(reads.every((t) => !t.write)).to.equal(true);
-    const all = mcpTools({ writeTools: true });
-    expect(all.filter((t) => t.write).map((t) => t.name)).to.deep.equal(
-      registry.filter((t) => t.write && t.mcp !== false).map((t) => t.name),
+  it('lists the spec's 24 tools over MCP, and the two writes only when MCP_WRITE_TOOLS is on', () => {
+    const reads = mcpTools({ writeTools: false }).map((t) => t.name);
+    expect(reads.sort()).to.deep.equal(
+      [
+        'get_company',
+        'get_company_financial_summary',
+        'get_company_metrics',
+        'get_company_notes_summary',
+        'get_company_performance',
+        'get_company_recent_metrics',
+        'get_custom_column_options',
+        'get_custom_columns',
+        'get_excel_plugin_guide',
+        'get_financing_events',
+        'get_metrics_options',
+        'get_securities',
+        'get_share_classes',
+        'get_transactions',
+        'list_budgets',
+        'list_companies',
+        'list_documents',
+        'list_funds',
+        'list_information_reports',
+        'list_information_requests',
+        'list_notes',
+        'list_users',
+        'search_companies',
+        'whoami',
+      ].sort(),
     );
+    const writes = mcpTools({ writeTools: true })
+      .map((t) => t.name)
+      .filter((name) => !reads.includes(name));
+    expect(writes.sort()).to.deep.equal(['add_financing_rounds', 'update_metric']);
   });
 
   it('matches the committed snapshot of the published tool list (run npm run generate to update it on purpose)', () => {
