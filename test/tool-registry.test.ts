@@ -50,7 +50,7 @@ describe('the tool registry', () => {
     }
   });
 
-  it('lists the spec's 24 tools over MCP, and the two writes only when MCP_WRITE_TOOLS is on', () => {
+  it('lists the 24 tools of the spec over MCP, and the two writes only when MCP_WRITE_TOOLS is on', () => {
     const reads = mcpTools({ writeTools: false }).map((t) => t.name);
     expect(reads.sort()).to.deep.equal(
       [
