@@ -62,15 +62,27 @@ export interface McpOptions {
   validateOutput?: boolean;
 }
 
-const describedTools = new Map<boolean, { tools: McpTool[] }>();
+interface Catalog {
+  byName: Map<string, AnyTool>;
+  listing: { tools: McpTool[] };
+}
+
+const catalogs = new Map<boolean, Catalog>();
+
+/** The listed tools and their JSON Schemas (tens of milliseconds to build): once per process, not per request. */
+function catalog(writeTools: boolean): Catalog {
+  let found = catalogs.get(writeTools);
+  if (!found) {
+    const tools = mcpTools({ writeTools });
+    found = { byName: new Map(tools.map((t) => [t.name, t])), listing: { tools: tools.map(describeTool) } };
+    catalogs.set(writeTools, found);
+  }
+  return found;
+}
 
 /** An MCP server bound to one request's context; stateless, so one is built per request. */
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
-  const tools = mcpTools(options);
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  // The JSON Schemas of every tool take tens of milliseconds to build: once per process, not per request.
-  const listing = describedTools.get(options.writeTools) ?? { tools: tools.map(describeTool) };
-  describedTools.set(options.writeTools, listing);
+  const { byName, listing } = catalog(options.writeTools);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions:
