@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { Clock } from '../tools/context.ts';
+import { basicCredentials, type ClientCredentials } from './basic.ts';
 import { type Limiter, RateLimited } from './rate-limit.ts';
 import { newToken, tokenHash, verifySecret } from './secrets.ts';
 
@@ -127,20 +128,12 @@ function tooMany(res: Response, err: RateLimited): void {
   res.status(429).json({ error: 'too_many_requests', error_description: err.message });
 }
 
-/** The client id of a Basic header or form body, if any. */
-function basicCredentials(req: Request): { id: string; secret: string } | undefined {
-  const header = req.get('Authorization');
-  if (header?.toLowerCase().startsWith('basic ')) {
-    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon > 0) {
-      return {
-        id: decodeURIComponent(decoded.slice(0, colon)),
-        secret: decodeURIComponent(decoded.slice(colon + 1)),
-      };
-    }
-  }
-  const body = (req.body ?? {}) as Record<string, string>;
+/** The client credentials of a Basic header or, failing that, of the form body. */
+function clientCredentials(req: Request): ClientCredentials | undefined {
+  const basic = basicCredentials(req.get('Authorization'));
+  if (basic === 'malformed') return undefined;
+  if (basic) return basic;
+  const body = (req.body ?? {}) as Record<string, unknown>;
   if (typeof body.client_id === 'string')
     return { id: body.client_id, secret: String(body.client_secret ?? '') };
   return undefined;
@@ -148,7 +141,7 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
 
 /** Failed attempts count per client id and per address. */
 function failureKeys(req: Request): string[] {
-  const id = basicCredentials(req)?.id;
+  const id = clientCredentials(req)?.id;
   return [`ip:${req.ip}`, ...(id ? [`client:${id}`] : [])];
 }
 
@@ -166,7 +159,7 @@ export function revocationEndpoint(repos: Repos, clock: Clock, failures: Limiter
       if (err instanceof RateLimited) return tooMany(res, err);
       throw err;
     }
-    const creds = basicCredentials(req);
+    const creds = clientCredentials(req);
     const app = creds && (await repos.applications.findByClientId(creds.id));
     if (!creds || !app || app.revoked_at || !(await verifySecret(creds.secret, app.client_secret_hash))) {
       for (const key of keys) await failures.fail(key);

@@ -78,6 +78,18 @@ for (const dialect of dialects) {
       expect((await requestToken(server.url, undefined)).body.error).to.equal('invalid_client');
     });
 
+    it('answers Basic credentials that are not valid form encoding with invalid_client, at both endpoints', async () => {
+      const malformed = `Basic ${Buffer.from('%zz:secret').toString('base64')}`;
+      expect((await requestToken(server.url, malformed)).body.error).to.equal('invalid_client');
+      const revoke = await fetch(`${server.url}/o/revoke_token/`, {
+        method: 'POST',
+        headers: { Authorization: malformed, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'token=x',
+      });
+      expect(revoke.status).to.equal(401);
+      expect(((await revoke.json()) as { error: string }).error).to.equal('invalid_client');
+    });
+
     it('answers another grant type with unsupported_grant_type', async () => {
       const res = await requestToken(
         server.url,

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { basicCredentials } from '../basic.ts';
 import { type Limiter, RateLimited } from '../rate-limit.ts';
 import { verifySecret } from '../secrets.ts';
 import type { McpClientsStore } from './clients-store.ts';
@@ -7,10 +8,6 @@ function oauthError(res: Response, status: number, error: string, description: s
   if (status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="mcp"');
   res.setHeader('Cache-Control', 'no-store');
   res.status(status).json({ error, error_description: description });
-}
-
-function formDecode(value: string): string {
-  return decodeURIComponent(value.replace(/\+/g, ' '));
 }
 
 /**
@@ -26,23 +23,18 @@ export function clientAuthentication(store: McpClientsStore, failures: Limiter) 
     const body = (req.body ?? {}) as Record<string, unknown>;
     let clientId = body.client_id;
     let secret = body.client_secret;
-    const header = req.get('Authorization');
-    if (header && /^basic\s/i.test(header)) {
-      const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      let basicId: string;
-      try {
-        basicId = formDecode(colon < 0 ? decoded : decoded.slice(0, colon));
-        secret = colon < 0 ? '' : formDecode(decoded.slice(colon + 1));
-      } catch {
-        oauthError(res, 401, 'invalid_client', 'the Basic credentials are malformed');
-        return;
-      }
-      if (clientId !== undefined && clientId !== basicId) {
+    const basic = basicCredentials(req.get('Authorization'));
+    if (basic === 'malformed') {
+      oauthError(res, 401, 'invalid_client', 'the Basic credentials are malformed');
+      return;
+    }
+    if (basic) {
+      if (clientId !== undefined && clientId !== basic.id) {
         oauthError(res, 400, 'invalid_request', 'client_id in the body differs from the Basic credentials');
         return;
       }
-      clientId = basicId;
+      clientId = basic.id;
+      secret = basic.secret;
     }
     if (typeof clientId !== 'string') {
       next();
