@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../core/clock.ts';
+import { CURRENCY_CODES, isCurrencyCode } from '../core/money.ts';
+import type { Firm, Role, User } from '../core/principal.ts';
+import { hashSecret, newToken, passwordProblem, tokenHash } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { AccessTokenRow, ApplicationRow } from '../db/repos/tokens.ts';
-import type { Firm, Role, User } from '../db/types.ts';
-import type { Clock } from '../tools/context.ts';
-import { CURRENCY_CODES, isCurrencyCode } from '../tools/schemas/currency.ts';
-import { hashSecret, newToken, passwordProblem, tokenHash } from './secrets.ts';
 
 /** A failed account operation; the message is meant for a person (CLI line, web form). */
 export class AccountError extends Error {

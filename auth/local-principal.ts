@@ -1,5 +1,5 @@
+import type { Principal } from '../core/principal.ts';
 import type { Repos } from '../db/repos/index.ts';
-import type { Principal } from '../tools/context.ts';
 import { principalFor } from './principal.ts';
 
 /**

@@ -1,9 +1,9 @@
+import type { Clock } from '../core/clock.ts';
+import type { Firm, Principal, User } from '../core/principal.ts';
+import { tokenHash } from '../core/secrets.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { Audience } from '../db/repos/tokens.ts';
-import type { Firm, User } from '../db/types.ts';
-import type { Clock, Principal } from '../tools/context.ts';
 import { Unauthenticated } from '../tools/errors.ts';
-import { tokenHash } from './secrets.ts';
 
 /**
  * An RFC 6750 challenge: `Bearer <first>`, plus the error and its description when a token was bad.

@@ -5,7 +5,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from 'rate-limiter-flexible';
-import type { Logger } from '../server/logger.ts';
+import type { Logger } from '../core/logger.ts';
 import { ToolError } from '../tools/errors.ts';
 
 export class RateLimited extends ToolError {

@@ -4,12 +4,12 @@ import OAuth2Server, {
   Response as OAuthResponse,
 } from '@node-oauth/oauth2-server';
 import type { Request, Response } from 'express';
+import type { Clock } from '../core/clock.ts';
+import { newToken, tokenHash, verifySecret } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
-import type { Clock } from '../tools/context.ts';
 import { basicCredentials, type ClientCredentials } from './basic.ts';
 import { type Limiter, RateLimited } from './rate-limit.ts';
-import { newToken, tokenHash, verifySecret } from './secrets.ts';
 
 export const CLIENT_CREDENTIALS_TTL = 3600;
 const SCOPE = ['read', 'write'];

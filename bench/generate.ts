@@ -4,8 +4,8 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { tokenHash } from '../auth/secrets.ts';
-import { STANDARD_CATEGORIES, standardCategoryId } from '../db/categories.ts';
+import { STANDARD_CATEGORIES, standardCategoryId } from '../core/categories.ts';
+import { tokenHash } from '../core/secrets.ts';
 import { isPostgres, migrateLatest, openDb } from '../db/knex.ts';
 
 interface SqliteConnection {

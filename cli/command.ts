@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
+import type { Clock } from '../core/clock.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { Config } from '../server/config.ts';
-import type { Clock } from '../tools/context.ts';
 import type { Args, OptionSpec } from './args.ts';
 
 export interface Io {

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { systemClock } from '../core/clock.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { createRepos } from '../db/repos/index.ts';
 import { loadConfig } from '../server/config.ts';
-import { systemClock } from '../tools/context.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import type { Command, Io } from './command.ts';
 import { appsCreate, appsList, appsRevoke } from './commands/apps.ts';

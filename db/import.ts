@@ -8,13 +8,13 @@ import {
   isNumericKind,
   nearestName,
   parseChoices,
-} from './categories.ts';
-import { convertDecimal, isDecimal } from './decimal.ts';
+} from '../core/categories.ts';
+import { convertDecimal, isDecimal } from '../core/decimal.ts';
+import type { Firm } from '../core/principal.ts';
 import { newId } from './ids.ts';
 import { type StoredMoney, writeMoney } from './repos/cap-table.ts';
 import { latestRates, rateKey } from './repos/fx-rates.ts';
 import { bool, chunk } from './repos/util.ts';
-import type { Firm } from './types.ts';
 
 /** One thing wrong with the input, located as the user can find it (`line 7`, `metrics[3]`). */
 export interface ImportProblem {

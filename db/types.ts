@@ -1,37 +1,3 @@
-export type Role = 'admin' | 'editor' | 'viewer';
-
-export interface Firm {
-  id: string;
-  slug: string;
-  name: string;
-  preferred_currency: string;
-  country: string;
-  city: string;
-  enabled_feature_flags: string;
-  created_at: string;
-}
-
-export interface User {
-  id: string;
-  firm_id: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  password_hash: string;
-  role: Role;
-  all_companies: boolean;
-  can_view_documents: boolean;
-  can_edit_cap_table: boolean;
-  is_active: boolean;
-  created_at: string;
-}
-
-/** What a request may see: one firm, and all of its companies (null) or only the listed ones. */
-export interface Scope {
-  firmId: string;
-  companyIds: readonly string[] | null;
-}
-
 export interface Page {
   limit: number;
   offset: number;

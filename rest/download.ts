@@ -1,7 +1,8 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { authenticate } from '../auth/principal.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Principal } from '../core/principal.ts';
 import type { Repos } from '../db/repos/index.ts';
-import type { Clock, Principal } from '../tools/context.ts';
 import { NotFound } from '../tools/errors.ts';
 import { requirePermission } from '../tools/run.ts';
 import { sendProblem } from './problem.ts';

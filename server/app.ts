@@ -7,6 +7,8 @@ import { type Limits, RateLimited } from '../auth/rate-limit.ts';
 import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
 import { webRouter } from '../auth/web/routes.ts';
 import { Sessions } from '../auth/web/sessions.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
@@ -14,13 +16,12 @@ import { docsRouter } from '../rest/docs.ts';
 import { documentDownloadRoute } from '../rest/download.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
-import type { Clock, ToolContext } from '../tools/context.ts';
+import type { ToolContext } from '../tools/context.ts';
 import { ToolError, Unauthenticated } from '../tools/errors.ts';
 import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
 import { rejectDeepJson } from './json-depth.ts';
-import type { Logger } from './logger.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
 
 export interface AppDeps {

@@ -3,14 +3,15 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { createLimits, type Limits } from '../auth/rate-limit.ts';
+import type { Clock } from '../core/clock.ts';
+import { systemClock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
-import type { Clock } from '../tools/context.ts';
-import { systemClock } from '../tools/context.ts';
 import { createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger } from './logger.ts';
 
 export interface RunningServer {
   url: string;

@@ -1,13 +1,4 @@
-const levels = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-export type LogLevel = keyof typeof levels;
-
-export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-  child(fields: Record<string, unknown>): Logger;
-}
+import { type Logger, type LogLevel, LOG_LEVELS as levels } from '../core/logger.ts';
 
 // Field names whose values never reach a log line, whatever the caller passes.
 const secretKey = /pass|secret|token|authorization|cookie|code_verifier|^code$/i;

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { STANDARD_CATEGORIES, standardCategoryId } from '../db/categories.ts';
+import { STANDARD_CATEGORIES, standardCategoryId } from '../core/categories.ts';
 import { newId } from '../db/ids.ts';
 import type { RunningServer } from '../server/http.ts';
 import { dialects, type TestDb } from './helpers/db.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CustomMetricNames, editDistance, nearestName, parseChoices } from '../db/categories.ts';
+import { CustomMetricNames, editDistance, nearestName, parseChoices } from '../core/categories.ts';
 
 describe('category names', () => {
   it('measures edit distance without regard to case', () => {

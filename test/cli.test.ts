@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { tokenHash, verifySecret } from '../auth/secrets.ts';
+import { tokenHash, verifySecret } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import { openDb } from '../db/knex.ts';
 import { createRepos } from '../db/repos/index.ts';

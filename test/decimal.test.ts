@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import * as D from '../db/decimal.ts';
+import * as D from '../core/decimal.ts';
 import {
   compareDecimal,
   convertDecimal,
@@ -13,7 +13,7 @@ import {
   parseDecimal,
   readDecimal,
   scaleOf,
-} from '../db/decimal.ts';
+} from '../core/decimal.ts';
 
 /** A decimal string and the scaled integer it stands for. */
 const decimalText = fc

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { tokenHash } from '../auth/secrets.ts';
+import { tokenHash } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import type { RunningServer } from '../server/http.ts';
 import { dialects, type TestDb } from './helpers/db.ts';

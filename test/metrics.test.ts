@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { STANDARD_CATEGORY_NAMES, standardCategoryId } from '../db/categories.ts';
+import { STANDARD_CATEGORY_NAMES, standardCategoryId } from '../core/categories.ts';
 import type { RunningServer } from '../server/http.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { hashSecret } from '../auth/secrets.ts';
+import { hashSecret } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { RunningServer } from '../server/http.ts';

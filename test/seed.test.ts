@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { verifySecret } from '../auth/secrets.ts';
+import { verifySecret } from '../core/secrets.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { DEMO, isDatabaseEmpty, seedDemo } from '../db/seeds/demo.ts';
 import { SEED_TABLES } from '../db/seeds/rows.ts';

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
+import type { User } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
-import type { User } from '../db/types.ts';
 import type { RunningServer } from '../server/http.ts';
 import { insertCustomCategory, insertDatum, insertFxRate } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { User } from '../db/types.ts';
+import type { User } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool, Permission } from './define.ts';
 import { type FieldError, InvalidInput, MissingParameter, PermissionDenied } from './errors.ts';

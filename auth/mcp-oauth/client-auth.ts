@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
+import { verifySecret } from '../../core/secrets.ts';
 import { basicCredentials } from '../basic.ts';
 import { type Limiter, RateLimited } from '../rate-limit.ts';
-import { verifySecret } from '../secrets.ts';
 import type { McpClientsStore } from './clients-store.ts';
 
 function oauthError(res: Response, status: number, error: string, description: string): void {

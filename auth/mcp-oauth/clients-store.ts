@@ -8,10 +8,10 @@ import {
   type OAuthClientInformationFull,
   OAuthClientMetadataSchema,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import { hashSecret } from '../../core/secrets.ts';
 import type { Repos } from '../../db/repos/index.ts';
-import type { Logger } from '../../server/logger.ts';
-import type { Clock } from '../../tools/context.ts';
-import { hashSecret } from '../secrets.ts';
 
 /** A fetched client metadata document is trusted for an hour, then fetched again. */
 export const METADATA_DOCUMENT_TTL_MS = 3600_000;

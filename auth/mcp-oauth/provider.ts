@@ -15,11 +15,11 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Request, Response } from 'express';
+import type { Clock } from '../../core/clock.ts';
+import { newToken, tokenHash } from '../../core/secrets.ts';
 import { newId } from '../../db/ids.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import type { AuthorizationCodeRow, IssuedTokens, McpGrantRow } from '../../db/repos/mcp-auth.ts';
-import type { Clock } from '../../tools/context.ts';
-import { newToken, tokenHash } from '../secrets.ts';
 import { consentPage, messagePage } from '../web/pages.ts';
 import { sendHtml } from '../web/respond.ts';
 import { csrfMatches, type Sessions } from '../web/sessions.ts';

@@ -3,9 +3,9 @@ import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
 import express, { type Request, type Response, type Router } from 'express';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { Repos } from '../../db/repos/index.ts';
-import type { Logger } from '../../server/logger.ts';
-import type { Clock } from '../../tools/context.ts';
 import type { Limiter } from '../rate-limit.ts';
 import type { Sessions } from '../web/sessions.ts';
 import { clientAuthentication } from './client-auth.ts';

@@ -1,7 +1,8 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Clock } from '../../core/clock.ts';
+import { hashSecret, verifySecret } from '../../core/secrets.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import type { McpGrantWithClient } from '../../db/repos/mcp-auth.ts';
-import type { Clock } from '../../tools/context.ts';
 import {
   AccountError,
   createApplication,
@@ -12,7 +13,6 @@ import {
   revokePersonalToken,
 } from '../accounts.ts';
 import { type Limiter, RateLimited } from '../rate-limit.ts';
-import { hashSecret, verifySecret } from '../secrets.ts';
 import {
   type ApplicationView,
   type ConnectionView,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../../core/clock.ts';
+import type { Firm, User } from '../../core/principal.ts';
+import { constantTimeEqual, tokenHash } from '../../core/secrets.ts';
 import type { Repos } from '../../db/repos/index.ts';
-import type { Firm, User } from '../../db/types.ts';
-import type { Clock } from '../../tools/context.ts';
-import { constantTimeEqual, tokenHash } from '../secrets.ts';
 
 /** A browser sign-in lasts a working day; MCP sign-ins made through it last 30 days on their own. */
 export const SESSION_TTL_MS = 12 * 3600 * 1000;

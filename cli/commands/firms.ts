@@ -1,5 +1,5 @@
 import { createFirm, listFirms } from '../../auth/accounts.ts';
-import { CURRENCY_CODES } from '../../tools/schemas/currency.ts';
+import { CURRENCY_CODES } from '../../core/money.ts';
 import { defineCommand, output, table } from '../command.ts';
 
 export const firmsCreate = defineCommand({

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { STANDARD_CATEGORIES, standardCategoryId } from '../categories.ts';
+import { STANDARD_CATEGORIES, standardCategoryId } from '../../core/categories.ts';
 
 export async function up(knex: Knex): Promise<void> {
   const createdAt = '2020-01-01T00:00:00.000Z';

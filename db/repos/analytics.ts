@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { standardCategoryId } from '../categories.ts';
-import type { Scope } from '../types.ts';
+import { standardCategoryId } from '../../core/categories.ts';
+import type { Scope } from '../../core/principal.ts';
 import { bool, scoped } from './util.ts';
 
 /** One reported value of a standard category, as the analytics tools read it. */

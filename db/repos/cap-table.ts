@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
+import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
-import type { Scope } from '../types.ts';
 import { latestRates, type RateProbe } from './fx-rates.ts';
 import { bool, chunk, type QB, scoped } from './util.ts';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Firm } from '../types.ts';
+import type { Firm } from '../../core/principal.ts';
 
 export function firmsRepo(db: Knex) {
   return {

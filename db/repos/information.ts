@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Counted, Page, Scope } from '../types.ts';
+import type { Scope } from '../../core/principal.ts';
+import type { Counted, Page } from '../types.ts';
 import { bool, countAndPage, scoped, whereContains } from './util.ts';
 
 export interface InformationRequestRow {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { parseChoices } from '../categories.ts';
+import { parseChoices } from '../../core/categories.ts';
+import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
-import type { Scope } from '../types.ts';
 import { bool, scoped } from './util.ts';
 
 /** What an update needs to know about a datum before it changes it. */

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import { parseChoices } from '../categories.ts';
+import { parseChoices } from '../../core/categories.ts';
+import type { Scope } from '../../core/principal.ts';
 import { isPostgres } from '../knex.ts';
-import type { Counted, Page, Scope } from '../types.ts';
+import type { Counted, Page } from '../types.ts';
 import { latestRates, rateKey } from './fx-rates.ts';
 import { bool, countAndPage, type QB, scoped, whereContains } from './util.ts';
 

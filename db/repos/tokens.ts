@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Firm, User } from '../types.ts';
+import type { Firm, User } from '../../core/principal.ts';
 import { toUser } from './users.ts';
 
 export type TokenKind = 'client_credentials' | 'mcp' | 'personal';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Counted, Page, User } from '../types.ts';
+import type { User } from '../../core/principal.ts';
+import type { Counted, Page } from '../types.ts';
 import { bool, countAndPage } from './util.ts';
 
 export function toUser(row: User): User {

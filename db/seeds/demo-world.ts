@@ -3,7 +3,7 @@
  * custom metrics, custom columns and information requests. Everything numeric that is not listed
  * here is derived from these tables by the generators, with a seeded PRNG.
  */
-import type { Role } from '../types.ts';
+import type { Role } from '../../core/principal.ts';
 import { DATA_MONTHS, type Month } from './values.ts';
 
 /** Operating models: which metrics a company reports and how its numbers behave. */

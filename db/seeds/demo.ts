@@ -8,7 +8,7 @@
  * passwords and of the OAuth client secret, which have random salts.
  */
 import type { Knex } from 'knex';
-import { hashSecret } from '../../auth/secrets.ts';
+import { hashSecret } from '../../core/secrets.ts';
 import { addInvestorMetrics, buildCapTable } from './demo-captable.ts';
 import { addCustomColumns, addDocuments, addInformationRequests, addNotes } from './demo-content.ts';
 import { addBudgets, addCompanyMetrics, addCustomMetrics } from './demo-metrics.ts';

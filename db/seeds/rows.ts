@@ -2,7 +2,7 @@
  * The rows a seed produces, collected per table in memory and inserted afterwards in bulk, in an
  * order that satisfies the foreign keys; plus the context the generators share.
  */
-import { STANDARD_CATEGORIES, type StandardCategory, standardCategoryId } from '../categories.ts';
+import { STANDARD_CATEGORIES, type StandardCategory, standardCategoryId } from '../../core/categories.ts';
 import type { CompanyModel } from './demo-model.ts';
 import type { CompanySpec, FirmSpec } from './demo-world.ts';
 import type { FxTable } from './fx.ts';

@@ -2,7 +2,7 @@
  * The fixed calendar of the demo data and the helpers that turn numbers into the stored text forms:
  * dates 'YYYY-MM-DD', instants 'YYYY-MM-DDTHH:MM:SS.000Z', decimals as strings (never floats).
  */
-import { multiplyDecimal } from '../decimal.ts';
+import { multiplyDecimal } from '../../core/decimal.ts';
 
 /** The demo world's "today": data runs to October 2026 and the Q3 2026 reports are due. */
 export const DEMO_TODAY = '2026-11-16';

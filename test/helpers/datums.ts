@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { standardCategoryId } from '../../db/categories.ts';
+import { standardCategoryId } from '../../core/categories.ts';
 import { newId } from '../../db/ids.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { hashSecret, newToken, tokenHash } from '../../auth/secrets.ts';
+import type { Role, User } from '../../core/principal.ts';
+import { hashSecret, newToken, tokenHash } from '../../core/secrets.ts';
 import { newId } from '../../db/ids.ts';
 import { createRepos, type Repos } from '../../db/repos/index.ts';
 import type { AccessTokenRow, Audience, TokenKind } from '../../db/repos/tokens.ts';
-import type { Role, User } from '../../db/types.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 let passwordHash: Promise<string> | undefined;

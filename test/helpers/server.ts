@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
+import type { Clock } from '../../core/clock.ts';
 import { loadConfig } from '../../server/config.ts';
 import { type RunningServer, startServer } from '../../server/http.ts';
-import type { Clock } from '../../tools/context.ts';
 
 export interface TestServerOptions {
   env?: Record<string, string>;

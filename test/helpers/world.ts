@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { standardCategoryId } from '../../db/categories.ts';
+import { standardCategoryId } from '../../core/categories.ts';
+import type { User } from '../../core/principal.ts';
 import { newId } from '../../db/ids.ts';
 import type { Repos } from '../../db/repos/index.ts';
-import type { User } from '../../db/types.ts';
 import type { Route } from '../../rest/adapter.ts';
 import { buildFixture, createApp, type Fixture, type FixtureUser, issueToken } from './fixture.ts';
 

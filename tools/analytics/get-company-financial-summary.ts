@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import * as D from '../../db/decimal.ts';
+import * as D from '../../core/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import type { Figure as FigureValue, LatestFigure as LatestValue } from '../schemas/figure.ts';
 import { Figure, LatestFigure, Period } from '../schemas/figure.ts';

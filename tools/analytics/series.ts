@@ -1,8 +1,8 @@
 // The shared core of the analytics tools: one company's reported values loaded once (never a page),
 // put into one currency, bucketed by month in one cadence, and the growth and trailing figures over them.
 import { z } from 'zod';
-import { STANDARD_CATEGORIES } from '../../db/categories.ts';
-import * as D from '../../db/decimal.ts';
+import { STANDARD_CATEGORIES } from '../../core/categories.ts';
+import * as D from '../../core/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { ToolContext } from '../context.ts';
 import { NotFound } from '../errors.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compareDecimal } from '../../db/decimal.ts';
+import { compareDecimal } from '../../core/decimal.ts';
 import { newId, nowIso } from '../../db/ids.ts';
 import type { NewFinancing, StoredMoney } from '../../db/repos/cap-table.ts';
 import type { ToolContext } from '../context.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compareDecimal } from '../../db/decimal.ts';
+import { compareDecimal } from '../../core/decimal.ts';
 import type { FinancingRecord } from '../../db/repos/cap-table.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';

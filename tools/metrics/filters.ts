@@ -1,4 +1,4 @@
-import { CUSTOM_CATEGORY, CustomMetricNames, nearestName } from '../../db/categories.ts';
+import { CUSTOM_CATEGORY, CustomMetricNames, nearestName } from '../../core/categories.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import type { ToolContext } from '../context.ts';
 import { type FieldError, InvalidInput, NotFound } from '../errors.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALL_CADENCES } from '../../db/categories.ts';
+import { ALL_CADENCES } from '../../core/categories.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { InvalidInput } from '../errors.ts';
 import { isoDateField } from '../schemas/dates.ts';

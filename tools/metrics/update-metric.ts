@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isNumericKind } from '../../db/categories.ts';
-import { isDecimal } from '../../db/decimal.ts';
+import { isNumericKind } from '../../core/categories.ts';
+import { isDecimal } from '../../core/decimal.ts';
+import type { User } from '../../core/principal.ts';
 import type { DatumTarget } from '../../db/repos/metric-writes.ts';
-import type { User } from '../../db/types.ts';
 import { defineTool } from '../define.ts';
 import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
 import { CurrencyCode } from '../schemas/currency.ts';

@@ -1,51 +1,5 @@
 import { z } from 'zod';
-
-/** The spec's CurrencyCode values, in its order. */
-export const CURRENCY_CODES = [
-  'AED',
-  'AUD',
-  'BDT',
-  'BRL',
-  'CAD',
-  'CHF',
-  'CNY',
-  'COP',
-  'CZK',
-  'DKK',
-  'EUR',
-  'GBP',
-  'GHS',
-  'HKD',
-  'IDR',
-  'ILS',
-  'INR',
-  'JPY',
-  'JOD',
-  'KES',
-  'KRW',
-  'MXN',
-  'NGN',
-  'NOK',
-  'NZD',
-  'PEN',
-  'PHP',
-  'SAR',
-  'SGD',
-  'USD',
-  'PKR',
-  'THB',
-  'TRY',
-  'TWD',
-  'TZS',
-  'VND',
-  'SEK',
-  'ISK',
-  'ZAR',
-] as const;
+import { CURRENCY_CODES } from '../../core/money.ts';
 
 export const CurrencyCode = z.enum(CURRENCY_CODES).describe('ISO 4217 currency code.');
 export type CurrencyCode = z.infer<typeof CurrencyCode>;
-
-export function isCurrencyCode(value: string): value is CurrencyCode {
-  return (CURRENCY_CODES as readonly string[]).includes(value);
-}

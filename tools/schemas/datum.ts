@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CUSTOM_CATEGORY } from '../../db/categories.ts';
-import { convertDecimal, isDecimal } from '../../db/decimal.ts';
+import { CUSTOM_CATEGORY } from '../../core/categories.ts';
+import { convertDecimal, isDecimal } from '../../core/decimal.ts';
 import type { DatumWithRate } from '../../db/repos/metrics.ts';
 
 export const Datum = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Firm } from '../../db/types.ts';
+import type { Firm } from '../../core/principal.ts';
 
 export const FirmDetails = z.object({
   id: z.string().describe('Firm identifier.'),

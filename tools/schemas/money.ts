@@ -5,7 +5,7 @@ import {
   isNegativeDecimal,
   isZeroDecimal,
   normalizeDecimal,
-} from '../../db/decimal.ts';
+} from '../../core/decimal.ts';
 import type { StoredMoney } from '../../db/repos/cap-table.ts';
 import { type RateProbe, rateKey } from '../../db/repos/fx-rates.ts';
 import type { ToolContext } from '../context.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decimalFromNumber, multiplyDecimal, normalizeDecimal, scaleOf } from '../../db/decimal.ts';
+import { decimalFromNumber, multiplyDecimal, normalizeDecimal, scaleOf } from '../../core/decimal.ts';
 import type { SecurityRecord, StoredMoney } from '../../db/repos/cap-table.ts';
 import { type DatedMoney, MoneyAmount, type MoneyConverter } from './money.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Firm, User as UserRow } from '../../db/types.ts';
+import type { Firm, User as UserRow } from '../../core/principal.ts';
 
 export const User = z.object({
   id: z.string().describe('User identifier.'),

@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The layers a layer must never import from: imports point server/cli → rest/auth → tools → db → core. */
+const forbidden: Record<string, readonly string[]> = {
+  core: ['db', 'tools', 'auth', 'rest', 'server', 'cli'],
+  db: ['tools', 'auth', 'rest', 'server', 'cli'],
+  tools: ['auth', 'rest', 'server', 'cli'],
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sources(path);
+    return /\.(ts|mjs)$/.test(e.name) ? [path] : [];
+  });
+}
+
+/** The top-level folder each relative import of a file resolves to. */
+function importedLayers(file: string): { spec: string; layer: string }[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  return specs.map((spec) => {
+    const target = relative(root, normalize(join(root, dirname(file), spec)));
+    return { spec, layer: target.split(/[\\/]/)[0]! };
+  });
+}
+
+describe('layering', () => {
+  for (const [layer, banned] of Object.entries(forbidden)) {
+    it(`nothing in ${layer}/ imports from ${banned.join(', ')}`, () => {
+      const offences = sources(layer).flatMap((file) =>
+        importedLayers(file)
+          .filter((i) => banned.includes(i.layer))
+          .map((i) => `${file} imports ${i.spec}`),
+      );
+      expect(offences).to.deep.equal([]);
+    });
+  }
+
+  it('only tools/mcp.ts among the tools imports the MCP SDK server', () => {
+    const offenders = sources('tools').filter(
+      (file) =>
+        file !== join('tools', 'mcp.ts') &&
+        /from '@modelcontextprotocol\/sdk\/server/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('the scan resolves imports to their layer (server/app.ts reaches rest/ and tools/)', () => {
+    const layers = importedLayers(join('server', 'app.ts')).map((i) => i.layer);
+    expect(layers).to.include.members(['rest', 'tools']);
+  });
+});
