@@ -145,7 +145,9 @@ function routeInput(route: Route, req: Request) {
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
       throw InvalidInput.field('body', 'must be a JSON object');
     }
-    Object.assign(input, body ?? {});
+    // Defined, not assigned: no key of the body can reach the prototype of the input.
+    for (const [key, value] of Object.entries(body ?? {}))
+      Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
   } else if (route.body) input[route.body.field] = req.body;
   for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
   return { input, toQueryName };

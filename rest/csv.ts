@@ -1,3 +1,5 @@
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
 /** One CSV field per RFC 4180: quoted when it holds a comma, quote or line break. */
 function field(value: unknown): string {
   const text =
@@ -6,8 +8,9 @@ function field(value: unknown): string {
       : typeof value === 'object'
         ? JSON.stringify(value)
         : String(value);
-  // A leading =, +, - or @ would run as a formula in a spreadsheet.
-  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
+  // OWASP: a leading =, +, -, @, tab or carriage return would run as a formula in a spreadsheet;
+  // only a plain decimal number in full (-12.5) is safe to leave as it is.
+  const safe = /^[=+\-@\t\r]/.test(text) && !PLAIN_DECIMAL.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

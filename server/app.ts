@@ -21,7 +21,7 @@ import { ToolError, Unauthenticated } from '../tools/errors.ts';
 import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
-import { rejectDeepJson } from './json-depth.ts';
+import { checkJsonBody } from './json-depth.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
 
 export interface AppDeps {
@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   // Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter).
   const parseJson = express.json({ limit: '1mb', strict: false });
-  const json = [requireJson, parseJson, rejectDeepJson];
+  const json = [requireJson, parseJson, checkJsonBody];
 
   // ---- MCP: sign-in for AI clients (OAuth 2.1 authorization server), account pages, /mcp ----
   const publicUrl = () => config.publicUrl;

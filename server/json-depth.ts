@@ -20,13 +20,39 @@ export function jsonDepth(value: unknown, limit = Number.POSITIVE_INFINITY): num
   return deepest;
 }
 
+/** Keys that would reach an object's prototype when copied by assignment (`Object.assign`, `obj[k] = v`). */
+const PROTOTYPE_KEYS = new Set(['__proto__']);
+
+/** The path of the first prototype key anywhere in a parsed JSON value, or undefined when there is none. */
+export function prototypeKeyPath(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, 'body']];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (!node || typeof node !== 'object') continue;
+    // JSON.parse defines `__proto__` as an own property, so Object.keys sees it.
+    for (const key of Object.keys(node)) {
+      const childPath = Array.isArray(node) ? `${path}[${key}]` : `${path}.${key}`;
+      if (PROTOTYPE_KEYS.has(key)) return childPath;
+      const child = (node as Record<string, unknown>)[key];
+      if (child && typeof child === 'object') stack.push([child, childPath]);
+    }
+  }
+  return undefined;
+}
+
 /**
- * Rejects a JSON body nested deeper than MAX_JSON_DEPTH with a 400, before anything recursive (key
- * sorting for Idempotency-Key, JSON.stringify) can overflow the stack on it and answer a 500.
+ * Refuses, with a 400, a JSON body nested deeper than MAX_JSON_DEPTH (before anything recursive, such
+ * as key sorting for Idempotency-Key or JSON.stringify, can overflow the stack on it and answer a
+ * 500) and a body holding a `__proto__` key anywhere (it would become the prototype of the input).
  */
-export function rejectDeepJson(req: Request, _res: Response, next: NextFunction): void {
+export function checkJsonBody(req: Request, _res: Response, next: NextFunction): void {
   if (jsonDepth(req.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
     next(InvalidInput.field('body', `is nested more than ${MAX_JSON_DEPTH} levels deep`));
+    return;
+  }
+  const path = prototypeKeyPath(req.body);
+  if (path !== undefined) {
+    next(InvalidInput.field(path, 'is a reserved key name (__proto__) and is not accepted'));
     return;
   }
   next();

@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { toCsv } from '../rest/csv.ts';
+import type { RunningServer } from '../server/http.ts';
+import { insertDatum } from './helpers/datums.ts';
+import { sqliteTestDb, type TestDb } from './helpers/db.ts';
+import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { api, startTestServer } from './helpers/server.ts';
+
+describe('hardening of inputs and outputs', () => {
+  describe('CSV formula injection (OWASP rule)', () => {
+    const cell = (value: string) => toCsv([{ v: value }]).split('\r\n')[1];
+
+    for (const text of ["-1+1+cmd|' /C calc'!A0", '=1+1', '+1', '@SUM(A1)', '\tx', '-2-3', '-1e5', '+5.0']) {
+      it(`escapes a cell that starts a formula: ${JSON.stringify(text)}`, () => {
+        expect(cell(text)!.replace(/^"|"$/g, '')).to.match(/^'/);
+      });
+    }
+
+    for (const text of ['-12.5', '42', '0.5', '-7', 'Acme']) {
+      it(`leaves ${JSON.stringify(text)} as it is (a plain decimal number in full, or no formula start)`, () => {
+        expect(cell(text)).to.equal(text);
+      });
+    }
+  });
+
+  describe('REST and MCP over a real server', () => {
+    let t: TestDb;
+    let fx: Fixture;
+    let server: RunningServer;
+
+    before(async () => {
+      t = await sqliteTestDb();
+      fx = await buildFixture(t.db);
+      server = await startTestServer(t.db);
+    });
+    after(async () => {
+      await server?.close();
+      await t?.drop();
+    });
+
+    it('escapes a company name that starts with "-" and a digit in the CSV export', async () => {
+      await t.db('companies').where({ id: fx.companies.beta.id }).update({ name: "-1+1+cmd|' /C calc'!A0" });
+      const res = await fetch(`${server.url}/v1/companies/?format=csv`, {
+        headers: { Authorization: `Bearer ${fx.viewer.rest}` },
+      });
+      const text = await res.text();
+      expect(text).to.include("'-1+1+cmd|' /C calc'!A0");
+      expect(text).not.to.match(/(^|,)-1\+1\+cmd/m);
+    });
+
+    const raw = (path: string, method: string, body: string, token: string) =>
+      fetch(server.url + path, {
+        method,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+
+    it('refuses a top-level __proto__ key in a REST body with a 400 naming it, and writes nothing', async () => {
+      const id = await insertDatum(t.db, {
+        firmId: fx.firmA.id,
+        companyId: fx.companies.acme.id,
+        category: 'revenue',
+        value: '1000.00',
+      });
+      const res = await raw(`/v1/metrics/${id}/`, 'PATCH', '{"__proto__": {"value": "999"}}', fx.editor.rest);
+      expect(res.status).to.equal(400);
+      const problem = await res.json();
+      expect(problem.errors.map((e: { field: string }) => e.field)).to.deep.equal(['body.__proto__']);
+      const row = await t.db('metric_data').where({ id }).first();
+      expect(String(row.value)).to.match(/^1000(\.0+)?$/);
+    });
+
+    it('refuses a nested __proto__ key in a REST body, naming its path', async () => {
+      const id = await insertDatum(t.db, {
+        firmId: fx.firmA.id,
+        companyId: fx.companies.acme.id,
+        category: 'revenue',
+        value: '5.00',
+      });
+      const body = '{"comments": [{"__proto__": {"isAdmin": true}, "text": "x"}]}';
+      const res = await raw(`/v1/metrics/${id}/`, 'PATCH', body, fx.editor.rest);
+      expect(res.status).to.equal(400);
+      const problem = await res.json();
+      expect(problem.errors[0].field).to.equal('body.comments[0].__proto__');
+      expect(await t.db('metric_history').where({ datum_id: id })).to.have.length(0);
+    });
+
+    it('refuses a __proto__ key in the arguments of an MCP tool call', async () => {
+      const body =
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_companies","arguments":{"__proto__":{"per_page":1}}}}';
+      const res = await raw('/mcp', 'POST', body, fx.viewer.pat);
+      expect(res.status).to.equal(400);
+      expect(JSON.stringify(await res.json())).to.include('__proto__');
+    });
+
+    it('still accepts "__proto__" as a value, not a key', async () => {
+      const res = await api(server.url, '/v1/companies/?name=__proto__', { token: fx.viewer.rest });
+      expect(res.status).to.equal(200);
+      expect(res.body.count).to.equal(0);
+    });
+  });
+});
