@@ -105,7 +105,7 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
 
   const config = loadConfig(io.env);
   ensureSqliteDirectory(config.databaseUrl);
-  const db = openDb(config.databaseUrl);
+  const db = openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
     const migrated = await migrateLatest(db);
     await command.run(

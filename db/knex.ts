@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations/index.ts';
+import { ImmediateSqliteClient } from './sqlite-client.ts';
 
 export type Db = Knex;
 
@@ -7,8 +8,16 @@ export function isPostgres(db: Knex): boolean {
   return db.client.config.client === 'pg';
 }
 
+/** FULL: an acknowledged write survives power loss. NORMAL (in WAL mode): it survives a process crash only. */
+export type SqliteSynchronous = 'FULL' | 'NORMAL';
+
+export interface OpenOptions {
+  sqliteSynchronous?: SqliteSynchronous;
+}
+
 /** Opens the database named by a DATABASE_URL (`sqlite:PATH`, `sqlite::memory:` or `postgres://…`). */
-export function openDb(url: string): Knex {
+export function openDb(url: string, options: OpenOptions = {}): Knex {
+  const synchronous = options.sqliteSynchronous ?? 'FULL';
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return knexFactory({
       client: 'pg',
@@ -20,7 +29,7 @@ export function openDb(url: string): Knex {
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
   return knexFactory({
-    client: 'better-sqlite3',
+    client: ImmediateSqliteClient as unknown as typeof knexFactory.Client,
     connection: { filename },
     useNullAsDefault: true,
     // One connection: better-sqlite3 is synchronous, and one writer avoids SQLITE_BUSY entirely.
@@ -29,7 +38,7 @@ export function openDb(url: string): Knex {
       max: 1,
       afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
         if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
-        conn.pragma('synchronous = NORMAL');
+        conn.pragma(`synchronous = ${synchronous}`);
         conn.pragma('foreign_keys = ON');
         conn.pragma('busy_timeout = 5000');
         done(null, conn);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SqliteSynchronous } from '../db/knex.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -25,6 +26,7 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
+  SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
 });
 
 export interface Config {
@@ -43,6 +45,8 @@ export interface Config {
   rateLimitPerMinute: number;
   allowDemoCredentials: boolean;
   requestTimeoutMs: number;
+  /** SQLite's synchronous pragma: FULL survives power loss, NORMAL only a process crash. */
+  sqliteSynchronous: SqliteSynchronous;
 }
 
 export class ConfigError extends Error {}
@@ -85,5 +89,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
   };
 }

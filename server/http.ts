@@ -34,7 +34,7 @@ export interface StartOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? openDb(config.databaseUrl);
+  const db = options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   await migrateLatest(db);
   const repos = createRepos(db);
   const limits: Limits =
