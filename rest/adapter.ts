@@ -122,7 +122,7 @@ function wantsCsv(req: Request): boolean {
 /** Runs a route's tool for one request and writes the response. */
 export async function serveRoute(route: Route, ctx: ToolContext, req: Request, res: Response): Promise<void> {
   if (route.method !== 'GET') {
-    await serveIdempotent(ctx, req, res, () => writeResponse(route, ctx, req));
+    await serveIdempotent(ctx, req, res, (trxCtx) => writeResponse(route, trxCtx, req));
     return;
   }
   const csv = route.envelope === 'page' && wantsCsv(req);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { IdempotencyRow } from '../db/repos/idempotency.ts';
+import { inTransaction } from '../db/repos/index.ts';
 import type { ToolContext } from '../tools/context.ts';
 import { type ErrorCode, type FieldError, InvalidInput, ToolError } from '../tools/errors.ts';
 import { sendProblem } from './problem.ts';
@@ -98,18 +99,28 @@ async function awaitCompletion(
   return current;
 }
 
-/** Runs a claimed request once and stores what it answered (2xx and 4xx; anything else frees the key). */
+/**
+ * Runs a claimed request once and stores what it answered (2xx and 4xx; anything else frees the key).
+ * A success is stored in the write's own transaction, so no crash can leave the write without its
+ * stored response (a retry would write again) or the response without its write.
+ */
 async function runClaimed(
   ctx: ToolContext,
   key: string,
   res: Response,
-  run: () => Promise<RouteResponse>,
+  run: (ctx: ToolContext) => Promise<RouteResponse>,
 ): Promise<void> {
   const repo = ctx.repos.idempotency;
   const principal = ctx.principal.key;
   let result: RouteResponse;
   try {
-    result = await run();
+    result = await inTransaction(ctx.repos, async (repos) => {
+      const answer = await run({ ...ctx, repos });
+      if (answer.status < 500) {
+        await repos.idempotency.complete(principal, key, answer.status, JSON.stringify(answer.body));
+      }
+      return answer;
+    });
   } catch (err) {
     if (err instanceof ToolError && err.status < 500) {
       const problem: StoredProblem = { code: err.code, detail: err.message };
@@ -121,7 +132,6 @@ async function runClaimed(
     throw err;
   }
   if (result.status >= 500) await repo.release(principal, key);
-  else await repo.complete(principal, key, result.status, JSON.stringify(result.body));
   res.status(result.status).json(result.body);
 }
 
@@ -135,11 +145,11 @@ export async function serveIdempotent(
   ctx: ToolContext,
   req: Request,
   res: Response,
-  run: () => Promise<RouteResponse>,
+  run: (ctx: ToolContext) => Promise<RouteResponse>,
 ): Promise<void> {
   const key = req.get(IDEMPOTENCY_HEADER);
   if (key === undefined) {
-    const result = await run();
+    const result = await run(ctx);
     res.status(result.status).json(result.body);
     return;
   }

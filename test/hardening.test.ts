@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { toCsv } from '../rest/csv.ts';
 import type { RunningServer } from '../server/http.ts';
 import { insertDatum } from './helpers/datums.ts';
-import { sqliteTestDb, type TestDb } from './helpers/db.ts';
+import { dialects, sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { api, startTestServer } from './helpers/server.ts';
 
@@ -204,3 +204,63 @@ describe('SQLite writers queue for the lock instead of failing (BEGIN IMMEDIATE)
     }
   });
 });
+
+for (const dialect of dialects) {
+  describe(`an idempotent write and its stored response commit together (${dialect.name}) @db`, () => {
+    let t: TestDb;
+    let fx: Fixture;
+    let server: RunningServer;
+
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+      server = await startTestServer(t.db);
+      // Storing the response for the key "store-fails" fails, as a crash between the write and the
+      // storing of its response would leave it.
+      if (dialect.name === 'sqlite') {
+        await t.db.raw(`create trigger fail_store before update on idempotency_keys
+          when new.key = 'store-fails' and new.status_code is not null
+          begin select raise(abort, 'storage failed'); end`);
+      } else {
+        await t.db.raw(`create function fail_store() returns trigger language plpgsql as $$
+          begin raise exception 'storage failed'; end $$`);
+        await t.db.raw(`create trigger fail_store before update on idempotency_keys for each row
+          when (new.key = 'store-fails' and new.status_code is not null) execute function fail_store()`);
+      }
+    });
+    after(async () => {
+      await server?.close();
+      await t?.drop();
+    });
+
+    const patch = (id: string, key: string, value: string) =>
+      api(server.url, `/v1/metrics/${id}/`, {
+        token: fx.editor.rest,
+        method: 'PATCH',
+        body: { value, comments: [{ content: 'checked' }] },
+        headers: { 'Idempotency-Key': key },
+      });
+
+    it('leaves no write behind when its response cannot be stored, so a retry writes exactly once', async () => {
+      const id = await insertDatum(t.db, {
+        firmId: fx.firmA.id,
+        companyId: fx.companies.acme.id,
+        category: 'revenue',
+        value: '10.00',
+      });
+      const failed = await patch(id, 'store-fails', '20');
+      expect(failed.status).to.be.at.least(500);
+      const row = await t.db('metric_data').where({ id }).first();
+      expect(Number(row.value)).to.equal(10);
+      expect(await t.db('metric_history').where({ datum_id: id })).to.have.length(0);
+
+      const first = await patch(id, 'stored', '20');
+      const retry = await patch(id, 'stored', '20');
+      expect(first.status).to.equal(200);
+      expect(retry.status).to.equal(200);
+      expect(retry.headers.get('idempotent-replayed')).to.equal('true');
+      expect(retry.body).to.deep.equal(first.body);
+      expect(await t.db('metric_history').where({ datum_id: id })).to.have.length(1);
+    });
+  });
+}

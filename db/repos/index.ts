@@ -42,3 +42,8 @@ export function createRepos(db: Knex) {
   };
 }
 export type Repos = ReturnType<typeof createRepos>;
+
+/** Runs `fn` over repositories bound to one transaction: what it writes commits together, or not at all. */
+export function inTransaction<T>(repos: Repos, fn: (trx: Repos) => Promise<T>): Promise<T> {
+  return repos.db.transaction((trx) => fn(createRepos(trx)));
+}
