@@ -1,5 +1,12 @@
 import type { Clock } from '../core/clock.ts';
-import type { Firm, Principal, User } from '../core/principal.ts';
+import {
+  ALL_SCOPES,
+  type Firm,
+  type OAuthScope,
+  type Principal,
+  parseScopes,
+  type User,
+} from '../core/principal.ts';
 import { tokenHash } from '../core/secrets.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { Audience } from '../db/repos/tokens.ts';
@@ -11,16 +18,21 @@ import { Unauthenticated } from '../tools/errors.ts';
  */
 export function bearerChallenge(
   first: string,
-  error?: Unauthenticated['bearerError'],
+  error?: BearerError,
   description?: string,
+  scope?: string,
 ): string {
   const parts = [first];
   if (error) {
     parts.push(`error="${error}"`);
     if (description) parts.push(`error_description="${description.replace(/["\\]/g, "'")}"`);
   }
+  if (scope) parts.push(`scope="${scope}"`);
   return `Bearer ${parts.join(', ')}`;
 }
+
+/** RFC 6750 §3.1 error codes of a challenge. */
+export type BearerError = NonNullable<Unauthenticated['bearerError']> | 'insufficient_scope';
 
 /** Which endpoint family a token is presented to. */
 export type Resource = 'rest' | 'mcp';
@@ -72,6 +84,7 @@ export async function authenticate(
       'invalid_token',
     );
   }
+  let scopes: readonly OAuthScope[] = ALL_SCOPES;
   if (token.grant_id) {
     const grant = await repos.mcpAuth.getGrant(token.grant_id);
     if (!grant || !options.mcpResource || token.resource !== options.mcpResource) {
@@ -84,6 +97,7 @@ export async function authenticate(
       throw new Unauthenticated('this sign-in was revoked or has ended; sign in again', 'invalid_token');
     }
     if (stale(grant.last_used_at, now)) await repos.mcpAuth.touchGrant(grant.id, now);
+    scopes = parseScopes(grant.scope);
   } else if (token.kind === 'personal' && stale(token.last_used_at, now)) {
     await repos.tokens.touch(token.id, now);
   }
@@ -96,8 +110,9 @@ export async function authenticate(
         kind: 'application',
         key: `app:${token.application_id}`,
         tokenId: token.id,
+        scopes,
       })
-    : principalFor(repos, user, firm, { kind: 'user', key: `user:${user.id}`, tokenId: token.id });
+    : principalFor(repos, user, firm, { kind: 'user', key: `user:${user.id}`, tokenId: token.id, scopes });
 }
 
 /** Whether a last-use stamp is old enough to be written again (at most once a minute). */
@@ -110,8 +125,8 @@ export async function principalFor(
   repos: Repos,
   user: User,
   firm: Firm,
-  who: Pick<Principal, 'kind' | 'key' | 'tokenId'>,
+  who: Pick<Principal, 'kind' | 'key' | 'tokenId'> & { scopes?: readonly OAuthScope[] },
 ): Promise<Principal> {
   const companyIds = await repos.users.companyAccess(user);
-  return { ...who, user, firm, scope: { firmId: firm.id, companyIds } };
+  return { scopes: ALL_SCOPES, ...who, user, firm, scope: { firmId: firm.id, companyIds } };
 }

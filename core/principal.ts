@@ -32,6 +32,16 @@ export interface Scope {
   companyIds: readonly string[] | null;
 }
 
+/** OAuth scopes: `read` for every read, `write` for every write. */
+export type OAuthScope = 'read' | 'write';
+export const ALL_SCOPES: readonly OAuthScope[] = ['read', 'write'];
+
+/** The known scopes of a space-separated scope string, in their canonical order. */
+export function parseScopes(scope: string): OAuthScope[] {
+  const asked = new Set(scope.split(/\s+/));
+  return ALL_SCOPES.filter((s) => asked.has(s));
+}
+
 /** Who is calling: an OAuth application acting as the user who created it, or a signed-in user. */
 export interface Principal {
   kind: 'application' | 'user';
@@ -41,4 +51,6 @@ export interface Principal {
   user: User;
   firm: Firm;
   scope: Scope;
+  /** What the token was granted: MCP sign-ins may be read only; applications and personal tokens have both. */
+  scopes: readonly OAuthScope[];
 }

@@ -17,8 +17,8 @@ import { documentDownloadRoute } from '../rest/download.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
 import type { ToolContext } from '../tools/context.ts';
-import { ToolError, Unauthenticated } from '../tools/errors.ts';
-import { handleMcpRequest } from '../tools/mcp.ts';
+import { InsufficientScope, ToolError, Unauthenticated } from '../tools/errors.ts';
+import { checkMcpCallScope, handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
 import { checkJsonBody } from './json-depth.ts';
@@ -153,6 +153,7 @@ export function createApp(deps: AppDeps): express.Express {
         mcpResource: mcpOAuthUrls(config.publicUrl).resource,
       });
       await limit(principal, res);
+      checkMcpCallScope(req.body, principal, config.mcpWriteTools);
       await handleMcpRequest(
         context(res, principal),
         { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput },
@@ -211,6 +212,16 @@ export function createApp(deps: AppDeps): express.Express {
           : bearerChallenge('realm="portfolio"', err.bearerError, err.message);
       res.setHeader('WWW-Authenticate', challenge);
       sendProblem(res, 401, err.code, err.message);
+      return;
+    }
+    if (err instanceof InsufficientScope) {
+      // RFC 6750 §3.1: the challenge names the scope that would have been enough.
+      const challenge =
+        req.path === '/mcp'
+          ? mcpBearerChallenge(config.publicUrl, 'insufficient_scope', err.message, err.requiredScope)
+          : bearerChallenge('realm="portfolio"', 'insufficient_scope', err.message, err.requiredScope);
+      res.setHeader('WWW-Authenticate', challenge);
+      sendProblem(res, 403, err.code, err.message);
       return;
     }
     if (err instanceof RateLimited) {

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'missing_parameter'
   | 'unauthenticated'
   | 'permission_denied'
+  | 'insufficient_scope'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -55,6 +56,17 @@ export class NotFound extends ToolError {
 export class PermissionDenied extends ToolError {
   constructor(message: string) {
     super(403, 'permission_denied', message);
+  }
+}
+
+/** The token lacks the OAuth scope an operation needs (RFC 6750 §3.1): a 403 with a challenge naming it. */
+export class InsufficientScope extends ToolError {
+  constructor(readonly requiredScope: string) {
+    super(
+      403,
+      'insufficient_scope',
+      `this needs the "${requiredScope}" scope, which your token was not granted; sign in again and allow ${requiredScope} access`,
+    );
   }
 }
 

@@ -12,11 +12,12 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { OAuthScope, Principal } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
 import { registry } from './registry.ts';
-import { runTool } from './run.ts';
+import { allowsTool, checkScope, runTool } from './run.ts';
 import { boundResult } from './truncate.ts';
 
 export const SERVER_INFO = { name: 'portfolio-data-service', version: '0.1.0' };
@@ -40,9 +41,28 @@ export function describeTool(tool: AnyTool): McpTool {
   };
 }
 
-/** The tools an MCP client sees: reads always, writes only when the operator turned them on. */
-export function mcpTools(options: { writeTools: boolean }): AnyTool[] {
-  return registry.filter((t) => t.mcp !== false && (!t.write || options.writeTools));
+/**
+ * The tools an MCP client sees: reads always, writes only when the operator turned them on; and of
+ * those, only the ones the token's scopes allow (all of them when no scopes are given).
+ */
+export function mcpTools(options: { writeTools: boolean; scopes?: readonly OAuthScope[] }): AnyTool[] {
+  return registry.filter(
+    (t) =>
+      t.mcp !== false &&
+      (!t.write || options.writeTools) &&
+      (!options.scopes || allowsTool({ scopes: options.scopes }, t)),
+  );
+}
+
+/**
+ * Refuses, before any work, a tools/call of a tool the operator lists but the token's scopes do not
+ * allow: the InsufficientScope error becomes an HTTP 403 whose challenge names the scope to ask for.
+ */
+export function checkMcpCallScope(body: unknown, principal: Principal, writeTools: boolean): void {
+  const message = body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (!message || typeof message !== 'object' || message.method !== 'tools/call') return;
+  const tool = mcpTools({ writeTools }).find((t) => t.name === message.params?.name);
+  if (tool) checkScope(tool, principal);
 }
 
 function errorResult(text: string): CallToolResult {
@@ -67,22 +87,26 @@ interface Catalog {
   listing: { tools: McpTool[] };
 }
 
-const catalogs = new Map<boolean, Catalog>();
+const catalogs = new Map<string, Catalog>();
 
-/** The listed tools and their JSON Schemas (tens of milliseconds to build): once per process, not per request. */
-function catalog(writeTools: boolean): Catalog {
-  let found = catalogs.get(writeTools);
+/**
+ * The listed tools and their JSON Schemas (tens of milliseconds to build): once per process and
+ * combination of write tools and scopes, not per request.
+ */
+function catalog(writeTools: boolean, scopes: readonly OAuthScope[]): Catalog {
+  const key = `${writeTools}:${scopes.join(' ')}`;
+  let found = catalogs.get(key);
   if (!found) {
-    const tools = mcpTools({ writeTools });
+    const tools = mcpTools({ writeTools, scopes });
     found = { byName: new Map(tools.map((t) => [t.name, t])), listing: { tools: tools.map(describeTool) } };
-    catalogs.set(writeTools, found);
+    catalogs.set(key, found);
   }
   return found;
 }
 
 /** An MCP server bound to one request's context; stateless, so one is built per request. */
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
-  const { byName, listing } = catalog(options.writeTools);
+  const { byName, listing } = catalog(options.writeTools, ctx.principal.scopes);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions:

@@ -1,8 +1,14 @@
 import type { z } from 'zod';
-import type { User } from '../core/principal.ts';
+import type { OAuthScope, Principal, User } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool, Permission } from './define.ts';
-import { type FieldError, InvalidInput, MissingParameter, PermissionDenied } from './errors.ts';
+import {
+  type FieldError,
+  InsufficientScope,
+  InvalidInput,
+  MissingParameter,
+  PermissionDenied,
+} from './errors.ts';
 
 /** `financing_rounds[2].company_id` from a Zod issue path. */
 export function fieldName(path: readonly PropertyKey[]): string {
@@ -45,6 +51,20 @@ export function requirePermission(permission: Permission | undefined, user: User
   if (problem) throw new PermissionDenied(problem);
 }
 
+/** The OAuth scope a tool needs: `write` for writes, `read` for everything else. */
+export function requiredScope(tool: Pick<AnyTool, 'write'>): OAuthScope {
+  return tool.write ? 'write' : 'read';
+}
+
+export function allowsTool(principal: Pick<Principal, 'scopes'>, tool: Pick<AnyTool, 'write'>): boolean {
+  return principal.scopes.includes(requiredScope(tool));
+}
+
+/** Throws InsufficientScope when the token's scopes do not cover the tool. */
+export function checkScope(tool: AnyTool, principal: Principal): void {
+  if (!allowsTool(principal, tool)) throw new InsufficientScope(requiredScope(tool));
+}
+
 export function checkPermission(tool: AnyTool, ctx: ToolContext): void {
   requirePermission(tool.permission, ctx.principal.user);
 }
@@ -80,6 +100,7 @@ export async function runTool(
   raw: unknown,
   rename?: (field: string) => string,
 ): Promise<unknown> {
+  checkScope(tool, ctx.principal);
   const bad = unstorableText(raw);
   if (bad)
     throw InvalidInput.field((rename ?? ((f: string) => f))(fieldName(bad.path)) || 'body', bad.message);

@@ -1,5 +1,5 @@
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { bearerChallenge } from '../principal.ts';
+import { type BearerError, bearerChallenge } from '../principal.ts';
 import { PRODUCT_NAME } from '../web/layout.ts';
 
 export const MCP_SCOPES = ['read', 'write'];
@@ -63,12 +63,14 @@ export function protectedResourceMetadata(publicUrl: string): OAuthProtectedReso
 /** The challenge of a 401 from /mcp: where to find the metadata and, when a credential was sent, why it was refused. */
 export function mcpBearerChallenge(
   publicUrl: string,
-  error?: 'invalid_token' | 'invalid_request',
+  error?: BearerError,
   description?: string,
+  scope?: string,
 ): string {
   return bearerChallenge(
     `resource_metadata="${mcpOAuthUrls(publicUrl).resourceMetadata}"`,
     error,
     description,
+    scope,
   );
 }

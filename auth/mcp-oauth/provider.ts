@@ -16,6 +16,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Request, Response } from 'express';
 import type { Clock } from '../../core/clock.ts';
+import { parseScopes } from '../../core/principal.ts';
 import { newToken, tokenHash } from '../../core/secrets.ts';
 import { newId } from '../../db/ids.ts';
 import type { Repos } from '../../db/repos/index.ts';
@@ -115,7 +116,8 @@ export class McpOAuthProvider implements OAuthServerProvider {
           redirectHost: hostOf(params.redirectUri),
           firmName: session.firm.name,
           userEmail: session.user.email,
-          canWrite: this.options.writeTools(),
+          scopes: parseScopes(grantedScope(params.scopes)),
+          writeTools: this.options.writeTools(),
           request,
           retryUrl,
         }),

@@ -1,3 +1,4 @@
+import type { OAuthScope } from '../../core/principal.ts';
 import { html, type SafeHtml } from './html.ts';
 import { type NavState, PRODUCT_NAME, page } from './layout.ts';
 
@@ -58,12 +59,34 @@ export interface ConsentView {
   redirectHost: string;
   firmName: string;
   userEmail: string;
+  /** The scopes the sign-in will grant: exactly what the client asked for (both when it named none). */
+  scopes: readonly OAuthScope[];
   /** Whether the MCP server offers its write tools (MCP_WRITE_TOOLS). */
-  canWrite: boolean;
+  writeTools: boolean;
   /** The authorization request, posted back with the decision. */
   request: Record<string, string | undefined>;
   /** Where to come back to after signing out as someone else. */
   retryUrl: string;
+}
+
+/** One line per requested scope, saying what it allows here and now. */
+function consentScopeItems(view: ConsentView): SafeHtml[] {
+  const items: SafeHtml[] = [];
+  if (view.scopes.includes('read')) {
+    items.push(
+      html`<li><strong>read</strong>: read the data of ${view.firmName} that you can see, with your permissions;</li>`,
+    );
+  }
+  if (view.scopes.includes('write')) {
+    items.push(
+      view.writeTools
+        ? html`<li><strong>write</strong>: where your role allows, change metrics and add financing rounds;</li>`
+        : html`<li><strong>write</strong>: change data where your role allows, once this server offers write tools to AI clients (it does not now);</li>`,
+    );
+  } else {
+    items.push(html`<li>not change anything: this connection is read only;</li>`);
+  }
+  return items;
 }
 
 export function consentPage(view: ConsentView): string {
@@ -85,11 +108,7 @@ export function consentPage(view: ConsentView): string {
   </dl>
   <p>If you allow it, the client can:</p>
   <ul class="plain">
-    <li>${
-      view.canWrite
-        ? `read the data of ${view.firmName} that you can see and, where your role allows, change metrics and add financing rounds;`
-        : `read the data of ${view.firmName} that you can see, with your permissions;`
-    }</li>
+    ${consentScopeItems(view)}
     <li>stay connected for up to 30 days, until you revoke it under Connections.</li>
   </ul>
   ${alert('warn', `Allow only if you started this connection yourself and recognise ${view.redirectHost}.`)}

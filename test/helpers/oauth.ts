@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
 
 /** A browser without a browser: keeps cookies, never follows redirects, posts forms. */
 export class WebClient {
@@ -129,4 +130,64 @@ export async function tokenRequest(
   });
   // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+export const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** Signs the browser in (when it is not yet) and allows the client; returns the code. */
+export async function consent(
+  base: string,
+  web: WebClient,
+  client: RegisteredClient,
+  options: { resource?: string | null; redirectUri?: string; state?: string; scope?: string } = {},
+) {
+  const { verifier, challenge } = pkce();
+  const params: Record<string, string> = {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: options.redirectUri ?? client.redirect_uris[0]!,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: options.state ?? 'state-1',
+  };
+  if (options.resource !== null) params.resource = options.resource ?? `${base}/mcp`;
+  if (options.scope) params.scope = options.scope;
+  const path = `/authorize?${new URLSearchParams(params)}`;
+  let page = await web.get(path);
+  if (page.status === 302) {
+    expect(page.location).to.match(/^\/login\?next=/);
+    const login = await web.signIn('admin@alpha.test', 'fixture-password', path);
+    expect(login.status).to.equal(303);
+    expect(login.location).to.equal(path);
+    page = await web.get(path);
+  }
+  expect(page.status).to.equal(200);
+  const done = await web.post('/authorize', {
+    ...params,
+    csrf_token: csrfOf(page.text),
+    decision: 'allow',
+  });
+  expect(done.status).to.equal(303);
+  const location = new URL(done.location!);
+  return { code: location.searchParams.get('code')!, verifier, location, params };
+}
+
+/** A full sign-in: register, consent, exchange; returns the client, the browser and the tokens. */
+export async function signInFlow(base: string, web = new WebClient(base), options: { scope?: string } = {}) {
+  const { body: client } = await registerClient(base, { redirect_uris: [REDIRECT] });
+  const { code, verifier } = await consent(base, web, client, options);
+  const tokens = await tokenRequest(base, {
+    grant_type: 'authorization_code',
+    client_id: client.client_id,
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    resource: `${base}/mcp`,
+  });
+  expect(tokens.status).to.equal(200);
+  return {
+    client,
+    web,
+    tokens: tokens.body as { access_token: string; refresh_token: string; expires_in: number },
+  };
 }
