@@ -33,6 +33,8 @@ export interface AppDeps {
   limits: Limits;
   /** Check every tool result against its output schema (on in tests, off in production). */
   validateOutput?: boolean;
+  /** True once shutdown has begun: /readyz then answers 503 while in-flight requests finish. */
+  shuttingDown?: () => boolean;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -84,11 +86,15 @@ function securityHeaders(app: express.Express): void {
   app.use(helmet({ contentSecurityPolicy: false }));
 }
 
-function probes(app: express.Express, { repos }: AppDeps): void {
+function probes(app: express.Express, { repos, shuttingDown }: AppDeps): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
+    if (shuttingDown?.()) {
+      res.status(503).json({ status: 'shutting_down' });
+      return;
+    }
     try {
       await repos.db.raw('select 1');
       res.json({ status: 'ok', database: 'ok' });

@@ -25,6 +25,7 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
 });
 
 export interface Config {
@@ -43,6 +44,8 @@ export interface Config {
   rateLimitPerMinute: number;
   allowDemoCredentials: boolean;
   requestTimeoutMs: number;
+  /** Seconds a stopping server keeps serving with /readyz at 503, so a load balancer stops sending. */
+  shutdownDrainSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -85,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    shutdownDrainSeconds: c.SHUTDOWN_DRAIN_SECONDS,
   };
 }
