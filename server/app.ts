@@ -15,6 +15,7 @@ import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
 import { docsRouter } from '../rest/docs.ts';
 import { DOCUMENT_DOWNLOAD_PATH, serveDocumentDownload } from '../rest/download.ts';
+import { frontDoorRouter } from '../rest/front-door.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
 import type { ToolContext } from '../tools/context.ts';
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   requestIdAndAccessLog(app, deps);
   securityHeaders(app);
+  frontDoor(app, deps);
   probes(app, deps);
   signIn(app, deps);
   mcpEndpoint(app, deps);
@@ -84,6 +86,10 @@ function requestIdAndAccessLog(app: express.Express, { logger }: AppDeps): void 
 
 function securityHeaders(app: express.Express): void {
   app.use(helmet({ contentSecurityPolicy: false }));
+}
+
+function frontDoor(app: express.Express, { config }: AppDeps): void {
+  app.use(frontDoorRouter(() => config.publicUrl));
 }
 
 function probes(app: express.Express, { repos, shuttingDown }: AppDeps): void {
