@@ -12,14 +12,14 @@ export interface Problem {
   request_id?: string;
 }
 
-/** Writes an RFC 9457 problem+json body. */
-export function sendProblem(
-  res: Response,
+/** The RFC 9457 problem body every error answer carries, from Express or from the raw socket. */
+export function problemBody(
   status: number,
   code: ErrorCode,
   detail: string,
   errors?: FieldError[],
-): void {
+  requestId?: string,
+): Problem {
   const body: Problem = {
     type: `urn:portfolio:problem:${code}`,
     title: STATUS_CODES[status] ?? 'Error',
@@ -28,7 +28,25 @@ export function sendProblem(
     code,
   };
   if (errors && errors.length > 0) body.errors = errors;
+  if (requestId !== undefined) body.request_id = requestId;
+  return body;
+}
+
+/** Writes an RFC 9457 problem+json body. */
+export function sendProblem(
+  res: Response,
+  status: number,
+  code: ErrorCode,
+  detail: string,
+  errors?: FieldError[],
+): void {
   const requestId = res.getHeader('X-Request-Id');
-  if (typeof requestId === 'string') body.request_id = requestId;
+  const body = problemBody(
+    status,
+    code,
+    detail,
+    errors,
+    typeof requestId === 'string' ? requestId : undefined,
+  );
   res.status(status).type('application/problem+json').send(JSON.stringify(body));
 }

@@ -2,18 +2,20 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
 import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
-import { authenticate, bearerChallenge } from '../auth/principal.ts';
+import { authenticate, bearerChallenge, type Resource } from '../auth/principal.ts';
 import { type Limits, RateLimited } from '../auth/rate-limit.ts';
 import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
 import { webRouter } from '../auth/web/routes.ts';
 import { Sessions } from '../auth/web/sessions.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import type { Principal } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
 import { docsRouter } from '../rest/docs.ts';
-import { documentDownloadRoute } from '../rest/download.ts';
+import { DOCUMENT_DOWNLOAD_PATH, serveDocumentDownload } from '../rest/download.ts';
+import { frontDoorRouter } from '../rest/front-door.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
 import type { ToolContext } from '../tools/context.ts';
@@ -32,26 +34,37 @@ export interface AppDeps {
   limits: Limits;
   /** Check every tool result against its output schema (on in tests, off in production). */
   validateOutput?: boolean;
+  /** True once shutdown has begun: /readyz then answers 503 while in-flight requests finish. */
+  shuttingDown?: () => boolean;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
-type Handler = (req: Request, res: Response) => Promise<void>;
+/** What a protected route does once the caller is known and within budget. */
+type Serve = (ctx: ToolContext, req: Request, res: Response) => Promise<void>;
 
-/** Wraps an async handler so its failures reach the error middleware. */
-function wrap(handler: Handler) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    handler(req, res).catch(next);
-  };
-}
-
+/**
+ * The application in named stages, in the order a request meets them. Express 5 forwards a rejected
+ * promise from an async handler to the error stage, so handlers are plain async functions.
+ */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, repos, clock, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
+  requestIdAndAccessLog(app, deps);
+  securityHeaders(app);
+  frontDoor(app, deps);
+  probes(app, deps);
+  signIn(app, deps);
+  mcpEndpoint(app, deps);
+  restRoutes(app, deps);
+  notFound(app);
+  errors(app, deps);
+  return app;
+}
 
+function requestIdAndAccessLog(app: express.Express, { logger }: AppDeps): void {
   app.use((req, res, next) => {
     const sent = req.get('X-Request-Id');
     const id = sent && requestIdPattern.test(sent) ? sent : newId();
@@ -69,64 +82,41 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
-  app.use(helmet({ contentSecurityPolicy: false }));
+}
 
+function securityHeaders(app: express.Express): void {
+  app.use(helmet({ contentSecurityPolicy: false }));
+}
+
+function frontDoor(app: express.Express, { config }: AppDeps): void {
+  app.use(frontDoorRouter(() => config.publicUrl));
+}
+
+function probes(app: express.Express, { repos, shuttingDown }: AppDeps): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get(
-    '/readyz',
-    wrap(async (_req, res) => {
-      try {
-        await repos.db.raw('select 1');
-        res.json({ status: 'ok', database: 'ok' });
-      } catch {
-        res.status(503).json({ status: 'unavailable', database: 'unreachable' });
-      }
-    }),
-  );
-
-  app.use(docsRouter(() => config.publicUrl));
-
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
-  app.post('/o/token/', form, wrap(tokenEndpoint(repos, clock, deps.limits.failures)));
-  app.post('/o/revoke_token/', form, wrap(revocationEndpoint(repos, clock, deps.limits.failures)));
-
-  /** Counts the request against the principal's per-minute budget and reports it in headers. */
-  async function limit(principal: ToolContext['principal'], res: Response): Promise<void> {
-    const state = await deps.limits.requests.consume(principal.key);
-    res.setHeader('RateLimit-Limit', String(state.limit));
-    res.setHeader('RateLimit-Remaining', String(state.remaining));
-    res.setHeader('RateLimit-Reset', String(state.resetSeconds));
-  }
-
-  /** Where a JSON body is expected, any other content type is a 415. */
-  function requireJson(req: Request, res: Response, next: NextFunction): void {
-    const hasBody = Number(req.get('Content-Length') ?? 0) > 0 || req.get('Transfer-Encoding') !== undefined;
-    if (hasBody && !req.is('application/json')) {
-      sendProblem(res, 415, 'unsupported_media_type', 'send the request body as application/json');
+  app.get('/readyz', async (_req, res) => {
+    if (shuttingDown?.()) {
+      res.status(503).json({ status: 'shutting_down' });
       return;
     }
-    next();
-  }
+    try {
+      await repos.db.raw('select 1');
+      res.json({ status: 'ok', database: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'unavailable', database: 'unreachable' });
+    }
+  });
+}
 
-  function context(res: Response, principal: ToolContext['principal']): ToolContext {
-    const requestId = res.locals.requestId as string;
-    return {
-      principal,
-      repos,
-      clock,
-      logger: logger.child({ request_id: requestId }),
-      requestId,
-      publicUrl: config.publicUrl,
-    };
-  }
-
-  // Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter).
-  const parseJson = express.json({ limit: '1mb', strict: false });
-  const json = [requireJson, parseJson, checkJsonBody];
-
-  // ---- MCP: sign-in for AI clients (OAuth 2.1 authorization server), account pages, /mcp ----
+/** Docs, the OAuth token endpoints, sign-in for AI clients and the account pages. */
+function signIn(app: express.Express, deps: AppDeps): void {
+  const { config, repos, clock, logger } = deps;
+  app.use(docsRouter(() => config.publicUrl));
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  app.post('/o/token/', form, tokenEndpoint(repos, clock, deps.limits.failures));
+  app.post('/o/revoke_token/', form, revocationEndpoint(repos, clock, deps.limits.failures));
   const publicUrl = () => config.publicUrl;
   const sessions = new Sessions(repos, clock, publicUrl);
   app.use(
@@ -143,57 +133,98 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
   app.use(webRouter({ repos, clock, sessions, failures: deps.limits.failures, publicUrl }));
+}
 
-  app.use('/mcp', mcpOriginGuard(config));
+/** Where a JSON body is expected, any other content type is a 415. */
+function requireJson(req: Request, res: Response, next: NextFunction): void {
+  const hasBody = Number(req.get('Content-Length') ?? 0) > 0 || req.get('Transfer-Encoding') !== undefined;
+  if (hasBody && !req.is('application/json')) {
+    sendProblem(res, 415, 'unsupported_media_type', 'send the request body as application/json');
+    return;
+  }
+  next();
+}
+
+// Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter).
+const jsonBody = [requireJson, express.json({ limit: '1mb', strict: false }), checkJsonBody];
+
+/** Authentication: who is calling, from the bearer token, for the REST API or for /mcp. */
+function authenticateRequest({ config, repos, clock }: AppDeps, req: Request, resource: Resource) {
+  const options = resource === 'mcp' ? { mcpResource: mcpOAuthUrls(config.publicUrl).resource } : {};
+  return authenticate(repos, clock, req.get('Authorization'), resource, options);
+}
+
+/** Rate limit: counts the request against the principal's per-minute budget and reports it in headers. */
+async function rateLimit({ limits }: AppDeps, principal: Principal, res: Response): Promise<void> {
+  const state = await limits.requests.consume(principal.key);
+  res.setHeader('RateLimit-Limit', String(state.limit));
+  res.setHeader('RateLimit-Remaining', String(state.remaining));
+  res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+}
+
+function toolContext(
+  { config, repos, clock, logger }: AppDeps,
+  res: Response,
+  principal: Principal,
+): ToolContext {
+  const requestId = res.locals.requestId as string;
+  return {
+    principal,
+    repos,
+    clock,
+    logger: logger.child({ request_id: requestId }),
+    requestId,
+    publicUrl: config.publicUrl,
+  };
+}
+
+/** The one sequence every protected route runs: authenticate, then limit, then serve with a context. */
+function protectedRoute(deps: AppDeps, resource: Resource, serve: Serve) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const principal = await authenticateRequest(deps, req, resource);
+    await rateLimit(deps, principal, res);
+    await serve(toolContext(deps, res, principal), req, res);
+  };
+}
+
+function methodNotAllowed(app: express.Express, path: string, methods: string[], detail: string): void {
+  app.all(path, (_req, res) => {
+    res.setHeader('Allow', methods.join(', '));
+    sendProblem(res, 405, 'method_not_allowed', detail);
+  });
+}
+
+function mcpEndpoint(app: express.Express, deps: AppDeps): void {
+  const options = { writeTools: deps.config.mcpWriteTools, validateOutput: deps.validateOutput };
+  app.use('/mcp', mcpOriginGuard(deps.config));
   app.post(
     '/mcp',
-    json,
-    wrap(async (req, res) => {
-      const principal = await authenticate(repos, clock, req.get('Authorization'), 'mcp', {
-        mcpResource: mcpOAuthUrls(config.publicUrl).resource,
-      });
-      await limit(principal, res);
-      checkMcpCallScope(req.body, principal, config.mcpWriteTools);
-      await handleMcpRequest(
-        context(res, principal),
-        { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput },
-        req,
-        res,
-        req.body,
-      );
+    jsonBody,
+    protectedRoute(deps, 'mcp', (ctx, req, res) => {
+      checkMcpCallScope(req.body, ctx.principal, options.writeTools);
+      return handleMcpRequest(ctx, options, req, res, req.body);
     }),
   );
-  app.all('/mcp', (_req, res) => {
-    res.setHeader('Allow', 'POST');
-    sendProblem(
-      res,
-      405,
-      'method_not_allowed',
-      'the MCP endpoint is stateless: send JSON-RPC messages with POST',
-    );
-  });
-  // ---- end of MCP ----
+  methodNotAllowed(app, '/mcp', ['POST'], 'the MCP endpoint is stateless: send JSON-RPC messages with POST');
+}
 
-  app.use(documentDownloadRoute({ ...deps, limit }));
-  const methodsByPath = new Map<string, string[]>();
+function restRoutes(app: express.Express, deps: AppDeps): void {
+  app.get(DOCUMENT_DOWNLOAD_PATH, protectedRoute(deps, 'rest', serveDocumentDownload));
+  const methodsByPath = new Map<string, string[]>([[DOCUMENT_DOWNLOAD_PATH, ['GET']]]);
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
-    const handler = wrap(async (req, res) => {
-      const principal = await authenticate(repos, clock, req.get('Authorization'), 'rest');
-      await limit(principal, res);
-      await serveRoute(route as Route, context(res, principal), req, res);
-    });
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
+    const handler = protectedRoute(deps, 'rest', (ctx, req, res) =>
+      serveRoute(route as Route, ctx, req, res),
+    );
     if (route.method === 'GET') app.get(route.path, handler);
-    else app[method](route.path, json, handler);
+    else app[route.method.toLowerCase() as 'post' | 'patch'](route.path, jsonBody, handler);
   }
   for (const [path, methods] of methodsByPath) {
-    app.all(path, (_req, res) => {
-      res.setHeader('Allow', methods.join(', '));
-      sendProblem(res, 405, 'method_not_allowed', `this path accepts ${methods.join(', ')}`);
-    });
+    methodNotAllowed(app, path, methods, `this path accepts ${methods.join(', ')}`);
   }
+}
 
+function notFound(app: express.Express): void {
   app.use((req, res) => {
     sendProblem(
       res,
@@ -202,7 +233,10 @@ export function createApp(deps: AppDeps): express.Express {
       `no route for ${req.method} ${req.path}; see /openapi.json for the routes`,
     );
   });
+}
 
+/** Every error, typed or not, becomes one problem+json answer here. */
+function errors(app: express.Express, { config, logger }: AppDeps): void {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof Unauthenticated) {
       // A 401 from /mcp names the resource metadata, so a client can discover where to sign in.
@@ -283,6 +317,4 @@ export function createApp(deps: AppDeps): express.Express {
     if (res.headersSent) return;
     sendProblem(res, 500, 'internal', `an internal error occurred; quote request id ${res.locals.requestId}`);
   });
-
-  return app;
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { problemBody } from '../rest/problem.ts';
 
 /**
  * Answers a request Node rejects before Express sees it (a request line and headers over the
@@ -19,13 +20,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
         ? 'the request headers took too long to arrive; send the request again'
         : 'the request is not valid HTTP';
   const code = status === 431 ? 'payload_too_large' : 'invalid_parameter';
-  const body = JSON.stringify({
-    type: `urn:portfolio:problem:${code}`,
-    title: STATUS_CODES[status],
-    status,
-    detail,
-    code,
-  });
+  const body = JSON.stringify(problemBody(status, code, detail));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/problem+json\r\n' +

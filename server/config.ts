@@ -27,6 +27,7 @@ const schema = z.object({
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
 });
 
 export interface Config {
@@ -47,6 +48,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** SQLite's synchronous pragma: FULL survives power loss, NORMAL only a process crash. */
   sqliteSynchronous: SqliteSynchronous;
+  /** Seconds a stopping server keeps serving with /readyz at 503, so a load balancer stops sending. */
+  shutdownDrainSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -90,5 +93,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
+    shutdownDrainSeconds: c.SHUTDOWN_DRAIN_SECONDS,
   };
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { createLimits, type Limits } from '../auth/rate-limit.ts';
 import type { Clock } from '../core/clock.ts';
@@ -19,7 +20,7 @@ export interface RunningServer {
   server: Server;
   db: Knex;
   repos: Repos;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /** Drains (/readyz at 503), stops accepting connections, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
 }
 
@@ -40,7 +41,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const limits: Limits =
     options.limits ??
     createLimits({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl }, logger);
+  let closing: Promise<void> | undefined;
   const app = createApp({
+    shuttingDown: () => closing !== undefined,
     limits,
     config,
     repos,
@@ -57,7 +60,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   // Without PUBLIC_URL on an ephemeral port, links must name the port actually bound.
   if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = `http://${host}:${port}`;
-  let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
     port,
@@ -66,6 +68,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     repos,
     close() {
       closing ??= (async () => {
+        // Still serving while the load balancer sees /readyz at 503 and stops sending new requests.
+        if (config.shutdownDrainSeconds > 0) await delay(config.shutdownDrainSeconds * 1000);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
