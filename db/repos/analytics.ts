@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { standardCategoryId } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
-import { bool, scoped } from './util.ts';
+import { bool, chunk, scoped } from './util.ts';
 
 /** One reported value of a standard category, as the analytics tools read it. */
 export interface AnalyticsDatum {
@@ -61,6 +61,15 @@ export function analyticsRepo(db: Knex) {
       .whereNull('metric_data.budget_id');
   }
 
+  function reportedMany(scope: Scope, companyIds: readonly string[], categories?: readonly string[]) {
+    const qb = scoped(db('metric_data'), scope, 'metric_data')
+      .whereIn('metric_data.company_id', companyIds as string[])
+      .whereNull('metric_data.deleted_at')
+      .whereNull('metric_data.budget_id');
+    if (categories) qb.whereIn('metric_data.category_id', categories.map(standardCategoryId));
+    return qb;
+  }
+
   function notes(scope: Scope, companyId: string) {
     return scoped(db('notes'), scope, 'notes').where('notes.company_id', companyId);
   }
@@ -72,6 +81,76 @@ export function analyticsRepo(db: Knex) {
         | { d: string | null }
         | undefined;
       return row?.d ?? null;
+    },
+
+    /**
+     * Per company, the date of its newest actual (non-budget) value: of these standard categories, or of
+     * any category when none are given. Companies without data are absent.
+     */
+    async latestDates(
+      scope: Scope,
+      companyIds: readonly string[],
+      categories?: readonly string[],
+    ): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      for (const ids of chunk(companyIds, 500)) {
+        const rows = (await reportedMany(scope, ids, categories)
+          .groupBy('metric_data.company_id')
+          .select('metric_data.company_id')
+          .max({ d: 'metric_data.date' })) as { company_id: string; d: string | null }[];
+        for (const r of rows) if (r.d) out.set(r.company_id, r.d);
+      }
+      return out;
+    },
+
+    /** Every reported value of these categories for many companies, dated within [from, to]. */
+    async seriesMany(
+      scope: Scope,
+      companyIds: readonly string[],
+      categories: readonly string[],
+      from: string,
+      to: string,
+    ): Promise<(AnalyticsDatum & { company_id: string })[]> {
+      const names = new Map(categories.map((c) => [standardCategoryId(c), c]));
+      const out: (AnalyticsDatum & { company_id: string })[] = [];
+      for (const ids of chunk(companyIds, 500)) {
+        const rows = (await reportedMany(scope, ids, categories)
+          .where('metric_data.date', '>=', from)
+          .where('metric_data.date', '<=', to)
+          .orderBy([
+            { column: 'metric_data.date' },
+            { column: 'metric_data.category_id' },
+            { column: 'metric_data.id' },
+          ])
+          .select(
+            'metric_data.id',
+            'metric_data.company_id',
+            'metric_data.category_id',
+            'metric_data.cadence',
+            'metric_data.date',
+            'metric_data.value',
+            'metric_data.currency',
+            'metric_data.archived',
+            'metric_data.created_at',
+            'metric_data.updated_at',
+          )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & {
+          company_id: string;
+          category_id: string;
+          archived: unknown;
+        })[];
+        for (const { category_id, ...r } of rows) {
+          out.push({ ...r, category: names.get(category_id)!, archived: bool(r.archived) });
+        }
+      }
+      return out;
+    },
+
+    /** Every rate of the firm into `to`, ordered by currency and date. */
+    async allFxRates(firmId: string, to: string): Promise<FxRateRow[]> {
+      return (await db('fx_rates')
+        .where({ firm_id: firmId, to_currency: to })
+        .orderBy([{ column: 'from_currency' }, { column: 'date' }])
+        .select('from_currency', 'to_currency', 'date', 'rate')) as FxRateRow[];
     },
 
     /** Every reported value of these standard categories dated within [from, to], oldest first. */

@@ -172,21 +172,57 @@ export async function loadCompanyData(
   const to = lastDay(asOf);
   const rows = await ctx.repos.analytics.series(scope, company.id, categories, from, to);
 
-  const currencyOf = (r: AnalyticsDatum) => r.currency ?? company.reporting_currency;
-  const isMoney = (r: AnalyticsDatum) => unitOf(r.category) === 'money';
-  const currencies = [...new Set(rows.filter(isMoney).map(currencyOf))].sort();
+  const currencies = moneyCurrencies(rows, company.reporting_currency);
   const preferred = firm.preferred_currency;
-  const convert = currencies.length > 1;
-  const ratesByCurrency = new Map<string, FxRateRow[]>();
-  if (convert) {
-    const others = currencies.filter((c) => c !== preferred);
-    for (const r of await ctx.repos.analytics.fxRates(firm.id, preferred, others, from, to)) {
-      const list = ratesByCurrency.get(r.from_currency) ?? [];
-      list.push(r);
-      ratesByCurrency.set(r.from_currency, list);
-    }
+  const others = currencies.length > 1 ? currencies.filter((c) => c !== preferred) : [];
+  const rates =
+    others.length > 0 ? await ctx.repos.analytics.fxRates(firm.id, preferred, others, from, to) : [];
+  return {
+    ...base,
+    ...toCompanyData(rows, company.reporting_currency, preferred, ratesByCurrency(rates)),
+    asOf,
+  };
+}
+
+const isMoney = (r: AnalyticsDatum) => unitOf(r.category) === 'money';
+
+function moneyCurrencies(rows: readonly AnalyticsDatum[], reporting: string): string[] {
+  return [...new Set(rows.filter(isMoney).map((r) => r.currency ?? reporting))].sort();
+}
+
+/** Rates grouped by source currency, each list ordered by date. */
+export function ratesByCurrency(rates: readonly FxRateRow[]): Map<string, FxRateRow[]> {
+  const out = new Map<string, FxRateRow[]>();
+  for (const r of rates) {
+    const list = out.get(r.from_currency) ?? [];
+    list.push(r);
+    out.set(r.from_currency, list);
   }
+  return out;
+}
+
+/** The latest rate on or before `date` from a date-ordered list. */
+export function rateOn(rates: readonly FxRateRow[] | undefined, date: string): FxRateRow | undefined {
+  return findRate(rates ?? [], date);
+}
+
+/**
+ * One company's rows in one currency: as reported when it uses one currency, otherwise converted into
+ * the firm's preferred currency at the latest rate on or before each value's date. Shared by the
+ * per-company tools and the portfolio screen so both compute from the same observations.
+ */
+export function toCompanyData(
+  rows: readonly AnalyticsDatum[],
+  reporting: string,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): Pick<CompanyData, 'currency' | 'currencyNote' | 'fxRatesUsed' | 'byCategory'> & { asOf: Month | null } {
+  const byCategory = new Map<string, Observation[]>();
+  const currencyOf = (r: AnalyticsDatum) => r.currency ?? reporting;
+  const currencies = moneyCurrencies(rows, reporting);
+  const convert = currencies.length > 1;
   const used = new Map<string, FxRateUsed>();
+  let asOf: Month | null = null;
 
   for (const r of rows) {
     const parsed = D.readDecimal(r.value);
@@ -205,9 +241,10 @@ export async function loadCompanyData(
         : `data point ${r.id} (${r.category}, ${r.date}) holds "${r.value}", not a number`,
       converted: false,
     };
+    if (asOf === null || obs.month > asOf) asOf = obs.month;
     const currency = currencyOf(r);
     if (parsed && convert && isMoney(r) && currency !== preferred) {
-      const rate = findRate(ratesByCurrency.get(currency) ?? [], r.date);
+      const rate = findRate(rates.get(currency) ?? [], r.date);
       const factor = rate && D.readDecimal(rate.rate);
       if (rate && factor) {
         obs.value = D.mul(parsed, factor);
@@ -225,7 +262,9 @@ export async function loadCompanyData(
           `(${r.category}) cannot be converted`;
       }
     }
-    byCategory.get(r.category)?.push(obs);
+    const list = byCategory.get(r.category) ?? [];
+    list.push(obs);
+    byCategory.set(r.category, list);
   }
 
   const currency = convert ? preferred : (currencies[0] ?? null);
@@ -238,7 +277,7 @@ export async function loadCompanyData(
   const fxRatesUsed = [...used.values()].sort(
     (a, b) => a.from_currency.localeCompare(b.from_currency) || a.date.localeCompare(b.date),
   );
-  return { ...base, asOf, currency, currencyNote, fxRatesUsed, byCategory };
+  return { asOf, currency, currencyNote, fxRatesUsed, byCategory };
 }
 
 /** Of two rows for the same month: the current one, then the later date, then the later edit. */
