@@ -23,6 +23,17 @@ export interface FxRateRow {
   rate: string;
 }
 
+export interface LatestRequest {
+  id: string;
+  name: string;
+  due_date: string;
+}
+
+export interface RequestReport {
+  company_id: string;
+  submitted_at: string | null;
+}
+
 export interface NotesOverview {
   count: number;
   first_at: string | null;
@@ -143,6 +154,30 @@ export function analyticsRepo(db: Knex) {
         }
       }
       return out;
+    },
+
+    /**
+     * The firm's information request with the latest due date on or before `today`, with the report
+     * of each visible company asked in it.
+     */
+    async latestDueRequest(
+      scope: Scope,
+      today: string,
+    ): Promise<{ request: LatestRequest; reports: RequestReport[] } | null> {
+      const request = (await db('information_requests')
+        .where('firm_id', scope.firmId)
+        .where('due_date', '<=', today)
+        .orderBy([
+          { column: 'due_date', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .select('id', 'name', 'due_date')
+        .first()) as LatestRequest | undefined;
+      if (!request) return null;
+      const reports = (await scoped(db('information_reports'), scope, 'information_reports')
+        .where('information_reports.information_request_id', request.id)
+        .select('information_reports.company_id', 'information_reports.submitted_at')) as RequestReport[];
+      return { request, reports };
     },
 
     /** Every rate of the firm into `to`, ordered by currency and date. */

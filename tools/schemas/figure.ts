@@ -60,3 +60,32 @@ export const FxRateUsed = z.object({
   rate: z.string().describe('Units of to_currency per unit of from_currency, as a decimal string.'),
 });
 export type FxRateUsed = z.infer<typeof FxRateUsed>;
+
+/** A figure of one company in a portfolio view: its value as reported, and money also in the firm's currency. */
+export const PortfolioFigure = z.object({
+  value: z
+    .string()
+    .nullable()
+    .describe(
+      'Decimal string in `currency` for money (as reported, or in the firm currency when the company reports in ' +
+        'several), percent with 2 decimals (12.50 = 12.5 %), months, multiples or a count; null with the reason.',
+    ),
+  unit: Unit,
+  as_of_month: z.string().nullable().describe('YYYY-MM the figure is as of (the last month it covers).'),
+  currency: z.string().nullable().describe('Currency of value for money; null for other units.'),
+  converted_value: z
+    .string()
+    .nullable()
+    .describe("Money: value in the firm's preferred currency; null without a rate, or for other units."),
+  converted_currency: z.string().nullable().describe("The firm's preferred currency, for money."),
+  fx_rate: z
+    .string()
+    .nullable()
+    .describe('Money: rate from currency into converted_currency (1 when the same); null when unknown.'),
+  fx_rate_date: z
+    .string()
+    .nullable()
+    .describe('Date the rate is quoted for: the latest on or before the end of as_of_month.'),
+  reason: z.string().nullable().describe('Why value or converted_value is null; null when both are known.'),
+});
+export type PortfolioFigure = z.infer<typeof PortfolioFigure>;

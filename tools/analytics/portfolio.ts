@@ -1,0 +1,182 @@
+// Portfolio-wide reads for the screen and overview tools: every visible company's summary figures from a
+// handful of set-based queries, computed by the same function as get_company_financial_summary.
+import * as D from '../../core/decimal.ts';
+import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
+import type { CompanyFilter, CompanyRow } from '../../db/repos/companies.ts';
+import type { ToolContext } from '../context.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
+import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
+import { SUMMARY_CATEGORIES, type Summary, summarize, summaryFrom } from './financial-summary.ts';
+import {
+  type CompanyData,
+  firstDay,
+  lastDay,
+  type Month,
+  monthOf,
+  rateOn,
+  ratesByCurrency,
+  toCompanyData,
+} from './series.ts';
+
+/** A company is stale when its newest actual data is older than this many months before the firm's newest. */
+export const STALE_AFTER_MONTHS = 3;
+
+export interface PortfolioCompany {
+  company: CompanyRow;
+  /** Newest month with any actual (non-budget) data; null when none. */
+  lastReported: Month | null;
+  stale: boolean;
+  data: CompanyData;
+  summary: Summary;
+}
+
+export interface Portfolio {
+  preferred: string;
+  /** Newest month with actual data over every visible company; null when there is none. */
+  firmLatest: Month | null;
+  companies: PortfolioCompany[];
+  rates: Map<string, FxRateRow[]>;
+}
+
+export interface PortfolioFilter {
+  status?: string;
+  sector?: string;
+  fund_id?: string;
+  reporting_currency?: string;
+}
+
+/** Rejects a fund, status or sector the caller cannot match, naming the valid ones. */
+async function checkFilter(ctx: ToolContext, filter: PortfolioFilter): Promise<void> {
+  const { scope, firm } = ctx.principal;
+  if (filter.fund_id && !(await ctx.repos.funds.get(firm.id, filter.fund_id))) {
+    throw new NotFound(`no fund with id ${filter.fund_id}; call list_funds for valid ids`);
+  }
+  await checkValue(ctx, 'status', filter.status);
+  if (filter.sector !== undefined) {
+    const sectors = await ctx.repos.companies.distinctValues(scope, 'sector');
+    if (!sectors.some((s) => s.toLowerCase() === filter.sector!.toLowerCase())) {
+      throw new InvalidInput(`sector must be one of: ${sectors.join(', ')}`, [
+        { field: 'sector', message: `must be one of: ${sectors.join(', ')}` },
+      ]);
+    }
+  }
+}
+
+/** An exact, case-insensitive company status must be one the caller's companies have. */
+export async function checkValue(
+  ctx: ToolContext,
+  field: 'status',
+  value: string | undefined,
+): Promise<void> {
+  if (value === undefined) return;
+  const known = await ctx.repos.companies.distinctValues(ctx.principal.scope, field);
+  if (!known.some((s) => s.toLowerCase() === value.toLowerCase())) {
+    const list = known.length > 0 ? known.join(', ') : 'none (no companies are visible)';
+    throw new InvalidInput(`${field} must be one of: ${list}`, [
+      { field, message: `must be one of: ${list}` },
+    ]);
+  }
+}
+
+/** Every visible company matching the filter, with its summary figures and staleness. */
+export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): Promise<Portfolio> {
+  await checkFilter(ctx, filter);
+  const { scope, firm } = ctx.principal;
+  const preferred = firm.preferred_currency;
+  const visible = await ctx.repos.companies.all(scope, {});
+  const companyFilter: CompanyFilter = {
+    status: filter.status,
+    sectorIs: filter.sector,
+    fundId: filter.fund_id,
+    reportingCurrency: filter.reporting_currency,
+  };
+  const selected = await ctx.repos.companies.all(scope, companyFilter);
+  const ids = selected.map((c) => c.id);
+
+  // The firm's newest month is over every visible company, so a filter never changes staleness.
+  const lastActual = await ctx.repos.analytics.latestDates(
+    scope,
+    visible.map((c) => c.id),
+  );
+  let firmLatest: Month | null = null;
+  for (const d of lastActual.values()) firmLatest = Math.max(firmLatest ?? 0, monthOf(d));
+
+  const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, SUMMARY_CATEGORIES);
+  // One series query per distinct first month (most companies share their latest month).
+  const groups = new Map<Month, string[]>();
+  for (const [id, d] of asOfDates) {
+    const from = summaryFrom(12)(monthOf(d));
+    groups.set(from, [...(groups.get(from) ?? []), id]);
+  }
+  const rowsByCompany = new Map<string, AnalyticsDatum[]>();
+  for (const [from, group] of groups) {
+    const rows = await ctx.repos.analytics.seriesMany(
+      scope,
+      group,
+      SUMMARY_CATEGORIES,
+      firstDay(from),
+      '9999-12-31',
+    );
+    for (const { company_id, ...r } of rows) {
+      const list = rowsByCompany.get(company_id) ?? [];
+      list.push(r);
+      rowsByCompany.set(company_id, list);
+    }
+  }
+  const rates = ratesByCurrency(await ctx.repos.analytics.allFxRates(firm.id, preferred));
+
+  const companies = selected.map((company): PortfolioCompany => {
+    const converted = toCompanyData(
+      rowsByCompany.get(company.id) ?? [],
+      company.reporting_currency,
+      preferred,
+      rates,
+    );
+    const data: CompanyData = { companyId: company.id, companyName: company.name, ...converted };
+    const last = lastActual.get(company.id);
+    const lastReported = last ? monthOf(last) : null;
+    return {
+      company,
+      lastReported,
+      stale: lastReported === null || (firmLatest !== null && lastReported < firmLatest - STALE_AFTER_MONTHS),
+      data,
+      summary: summarize(data, 12),
+    };
+  });
+  return { preferred, firmLatest, companies, rates };
+}
+
+/** A summary figure with money also in the firm's currency, at the rate on or before the end of its month. */
+export function portfolioFigure(
+  f: Figure,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): PortfolioFigure {
+  const asOf = f.period?.to ?? null;
+  const out: PortfolioFigure = {
+    value: f.value,
+    unit: f.unit,
+    as_of_month: asOf,
+    currency: f.unit === 'money' ? f.currency : null,
+    converted_value: null,
+    converted_currency: f.unit === 'money' ? preferred : null,
+    fx_rate: null,
+    fx_rate_date: null,
+    reason: f.reason,
+  };
+  if (f.unit !== 'money' || f.value === null || f.currency === null || asOf === null) return out;
+  if (f.currency === preferred) return { ...out, converted_value: f.value, fx_rate: '1' };
+  const date = lastDay(monthOf(`${asOf}-01`));
+  const rate = rateOn(rates.get(f.currency), date);
+  const factor = rate && D.readDecimal(rate.rate);
+  const value = D.readDecimal(f.value);
+  if (!rate || !factor || !value) {
+    return { ...out, reason: `no ${f.currency}→${preferred} FX rate on or before ${date} is known` };
+  }
+  return {
+    ...out,
+    converted_value: D.toFixed(D.mul(value, factor), 2),
+    fx_rate: rate.rate,
+    fx_rate_date: rate.date,
+  };
+}
