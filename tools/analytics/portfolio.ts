@@ -5,6 +5,7 @@ import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { CompanyFilter, CompanyRow } from '../../db/repos/companies.ts';
 import type { ToolContext } from '../context.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
+import { checkStatus } from '../schemas/company-status.ts';
 import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
 import { SUMMARY_CATEGORIES, type Summary, summarize, summaryFrom } from './financial-summary.ts';
 import {
@@ -51,7 +52,7 @@ async function checkFilter(ctx: ToolContext, filter: PortfolioFilter): Promise<v
   if (filter.fund_id && !(await ctx.repos.funds.get(firm.id, filter.fund_id))) {
     throw new NotFound(`no fund with id ${filter.fund_id}; call list_funds for valid ids`);
   }
-  await checkValue(ctx, 'status', filter.status);
+  await checkStatus(ctx, filter.status);
   if (filter.sector !== undefined) {
     const sectors = await ctx.repos.companies.distinctValues(scope, 'sector');
     if (!sectors.some((s) => s.toLowerCase() === filter.sector!.toLowerCase())) {
@@ -59,22 +60,6 @@ async function checkFilter(ctx: ToolContext, filter: PortfolioFilter): Promise<v
         { field: 'sector', message: `must be one of: ${sectors.join(', ')}` },
       ]);
     }
-  }
-}
-
-/** An exact, case-insensitive company status must be one the caller's companies have. */
-export async function checkValue(
-  ctx: ToolContext,
-  field: 'status',
-  value: string | undefined,
-): Promise<void> {
-  if (value === undefined) return;
-  const known = await ctx.repos.companies.distinctValues(ctx.principal.scope, field);
-  if (!known.some((s) => s.toLowerCase() === value.toLowerCase())) {
-    const list = known.length > 0 ? known.join(', ') : 'none (no companies are visible)';
-    throw new InvalidInput(`${field} must be one of: ${list}`, [
-      { field, message: `must be one of: ${list}` },
-    ]);
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as D from '../../core/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
+import { statusInput } from '../schemas/company-status.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
 import { type PortfolioFigure as FigureValue, PortfolioFigure } from '../schemas/figure.ts';
 import { listOf, pageFields } from '../schemas/page.ts';
@@ -73,13 +74,7 @@ export const screenCompanies = defineTool({
     'for portfolio questions such as "the five active companies with the shortest runway" ' +
     '(status=active, sort_by=runway_months, per_page=5); check `stale` before trusting a figure.',
   input: z.object({
-    status: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        'Only companies with this status (exact, case-insensitive), e.g. active, exited, written-off.',
-      ),
+    status: statusInput,
     sector: z.string().min(1).optional().describe('Only companies of this sector (exact, case-insensitive).'),
     fund_id: z.string().min(1).optional().describe('Only companies this fund invested in (see list_funds).'),
     reporting_currency: CurrencyCode.optional().describe('Only companies reporting in this currency.'),
