@@ -105,34 +105,41 @@ export function analyticsRepo(db: Knex) {
     ): Promise<Map<string, string>> {
       const out = new Map<string, string>();
       for (const ids of chunk(companyIds, 500)) {
-        const rows = (await reportedMany(scope, ids, categories)
-          .groupBy('metric_data.company_id')
-          .select('metric_data.company_id')
-          .max({ d: 'metric_data.date' })) as { company_id: string; d: string | null }[];
-        for (const r of rows) if (r.d) out.set(r.company_id, r.d);
+        // One newest-row probe per company down the (company_id, date) index, instead of a scan of all rows.
+        const newest = db('metric_data as m')
+          .whereRaw('m.company_id = companies.id')
+          .whereNull('m.deleted_at')
+          .whereNull('m.budget_id')
+          .orderBy('m.date', 'desc')
+          .limit(1)
+          .select('m.date');
+        if (categories) newest.whereIn('m.category_id', categories.map(standardCategoryId));
+        const rows = (await scoped(db('companies'), scope, 'companies', 'id')
+          .whereIn('companies.id', ids as string[])
+          .select('companies.id', newest.as('d'))) as { id: string; d: string | null }[];
+        for (const r of rows) if (r.d) out.set(r.id, r.d);
       }
       return out;
     },
 
-    /** Every reported value of these categories for many companies, dated within [from, to]. */
+    /** Every reported value of many companies in each category of `since`, dated on or after its date. */
     async seriesMany(
       scope: Scope,
       companyIds: readonly string[],
-      categories: readonly string[],
-      from: string,
-      to: string,
+      since: ReadonlyMap<string, string>,
     ): Promise<(AnalyticsDatum & { company_id: string })[]> {
+      const categories = [...since.keys()];
       const names = new Map(categories.map((c) => [standardCategoryId(c), c]));
       const out: (AnalyticsDatum & { company_id: string })[] = [];
-      for (const ids of chunk(companyIds, 500)) {
-        const rows = (await reportedMany(scope, ids, categories)
+      const byFrom = new Map<string, string[]>();
+      for (const [category, from] of since) byFrom.set(from, [...(byFrom.get(from) ?? []), category]);
+      // One query per chunk of companies and start date: each a range scan of the (company, category, date) index.
+      const queries = chunk(companyIds, 500).flatMap((ids) =>
+        [...byFrom].map((entry) => [ids, ...entry] as const),
+      );
+      for (const [ids, from, group] of queries) {
+        const rows = (await reportedMany(scope, ids, group)
           .where('metric_data.date', '>=', from)
-          .where('metric_data.date', '<=', to)
-          .orderBy([
-            { column: 'metric_data.date' },
-            { column: 'metric_data.category_id' },
-            { column: 'metric_data.id' },
-          ])
           .select(
             'metric_data.id',
             'metric_data.company_id',

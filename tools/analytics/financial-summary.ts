@@ -49,6 +49,21 @@ const COMPONENTS = [
 ] as const;
 export const SUMMARY_CATEGORIES = [...KEY, ...COMPONENTS];
 
+/**
+ * The categories behind the portfolio figures (cash, ARR, TTM revenue and its growth, net burn, runway,
+ * burn multiple, gross margin, headcount) with how many months before the as-of month each must be read
+ * from: trailing and year-on-year figures on quarterly rows reach 14 months back.
+ */
+export const PORTFOLIO_LOOKBACK: ReadonlyMap<string, number> = new Map([
+  ['revenue', 14],
+  ['net_burn', 14],
+  ['gross_profit', 14],
+  ['net_new_arr', 14],
+  ['arr', 12],
+  ['cash_in_bank', 11],
+  ['headcount', 11],
+]);
+
 /** The first month a summary as of `asOf` reads: year-on-year comparisons against quarterly rows reach 14 months back. */
 export const summaryFrom = (months: number) => (asOf: Month) => asOf - Math.max(months - 1, 14);
 

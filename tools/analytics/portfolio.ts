@@ -7,7 +7,7 @@ import type { ToolContext } from '../context.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { checkStatus } from '../schemas/company-status.ts';
 import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
-import { SUMMARY_CATEGORIES, type Summary, summarize, summaryFrom } from './financial-summary.ts';
+import { PORTFOLIO_LOOKBACK, SUMMARY_CATEGORIES, type Summary, summarize } from './financial-summary.ts';
 import {
   type CompanyData,
   firstDay,
@@ -87,22 +87,16 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
   for (const d of lastActual.values()) firmLatest = Math.max(firmLatest ?? 0, monthOf(d));
 
   const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, SUMMARY_CATEGORIES);
-  // One series query per distinct first month (most companies share their latest month).
+  // One series query per distinct as-of month (most companies share their latest month).
   const groups = new Map<Month, string[]>();
   for (const [id, d] of asOfDates) {
-    const from = summaryFrom(12)(monthOf(d));
-    groups.set(from, [...(groups.get(from) ?? []), id]);
+    const asOf = monthOf(d);
+    groups.set(asOf, [...(groups.get(asOf) ?? []), id]);
   }
   const rowsByCompany = new Map<string, AnalyticsDatum[]>();
-  for (const [from, group] of groups) {
-    const rows = await ctx.repos.analytics.seriesMany(
-      scope,
-      group,
-      SUMMARY_CATEGORIES,
-      firstDay(from),
-      '9999-12-31',
-    );
-    for (const { company_id, ...r } of rows) {
+  for (const [asOf, group] of groups) {
+    const since = new Map([...PORTFOLIO_LOOKBACK].map(([c, back]) => [c, firstDay(asOf - back)]));
+    for (const { company_id, ...r } of await ctx.repos.analytics.seriesMany(scope, group, since)) {
       const list = rowsByCompany.get(company_id) ?? [];
       list.push(r);
       rowsByCompany.set(company_id, list);
@@ -117,7 +111,14 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
       preferred,
       rates,
     );
-    const data: CompanyData = { companyId: company.id, companyName: company.name, ...converted };
+    const asOf = asOfDates.get(company.id);
+    // The as-of month comes from every summary category, as in get_company_financial_summary.
+    const data: CompanyData = {
+      companyId: company.id,
+      companyName: company.name,
+      ...converted,
+      asOf: asOf ? monthOf(asOf) : null,
+    };
     const last = lastActual.get(company.id);
     const lastReported = last ? monthOf(last) : null;
     return {
