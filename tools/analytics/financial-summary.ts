@@ -24,6 +24,7 @@ import {
   sourceOf,
   type Trailing,
   trailingSum,
+  ttmGrowth,
   unitOf,
 } from './series.ts';
 
@@ -52,10 +53,10 @@ export const SUMMARY_CATEGORIES = [...KEY, ...COMPONENTS];
 /**
  * The categories behind the portfolio figures (cash, ARR, TTM revenue and its growth, net burn, runway,
  * burn multiple, gross margin, headcount) with how many months before the as-of month each must be read
- * from: trailing and year-on-year figures on quarterly rows reach 14 months back.
+ * from: trailing figures on quarterly rows reach 14 months back, revenue's previous TTM 26.
  */
 export const PORTFOLIO_LOOKBACK: ReadonlyMap<string, number> = new Map([
-  ['revenue', 14],
+  ['revenue', 26],
   ['net_burn', 14],
   ['gross_profit', 14],
   ['net_new_arr', 14],
@@ -64,8 +65,8 @@ export const PORTFOLIO_LOOKBACK: ReadonlyMap<string, number> = new Map([
   ['headcount', 11],
 ]);
 
-/** The first month a summary as of `asOf` reads: year-on-year comparisons against quarterly rows reach 14 months back. */
-export const summaryFrom = (months: number) => (asOf: Month) => asOf - Math.max(months - 1, 14);
+/** The first month a summary as of `asOf` reads: the TTM before the TTM, on quarterly rows, reaches 26 months back. */
+export const summaryFrom = (months: number) => (asOf: Month) => asOf - Math.max(months - 1, 26);
 
 export interface Summary {
   as_of_month: string | null;
@@ -79,6 +80,7 @@ export interface Summary {
   burn_multiple: FigureValue;
   runway_months: FigureValue;
   revenue_growth_yoy: FigureValue;
+  revenue_growth_yoy_month: FigureValue;
   ebitda_margin_ttm: FigureValue;
   rule_of_40: FigureValue;
   nrr: FigureValue;
@@ -104,6 +106,7 @@ export function summarize(data: CompanyData, months: number): Summary {
       burn_multiple: none('multiple', ['net_burn', 'arr']),
       runway_months: none('months', ['cash_in_bank', 'net_burn']),
       revenue_growth_yoy: none('percent', ['revenue']),
+      revenue_growth_yoy_month: none('percent', ['revenue']),
       ebitda_margin_ttm: none('percent', ['ebitda', 'revenue']),
       rule_of_40: none('percent', ['revenue', 'ebitda']),
       nrr: none('percent', ['arr', 'expansion_arr', 'contraction_arr', 'churned_arr']),
@@ -128,7 +131,7 @@ export function summarize(data: CompanyData, months: number): Summary {
   const ebitda = trailingSum('ebitda', obs('ebitda'), E, 12);
   const grossProfit = trailingSum('gross_profit', obs('gross_profit'), E, 12);
   const netNewArr = netNewArrTtm(obs('arr'), obs('net_new_arr'), E, currency);
-  const revenueGrowth = yoyAt('revenue', obs('revenue'), E);
+  const revenueGrowth = ttmGrowth('revenue', obs('revenue'), E);
   const ebitdaMargin = margin('ebitda', ebitda, revenue);
   const burn3 = trailingSum('net_burn', obs('net_burn'), E, 3);
   return {
@@ -146,6 +149,7 @@ export function summarize(data: CompanyData, months: number): Summary {
     burn_multiple: burnMultiple(netBurn, netNewArr),
     runway_months: runway(latest.cash_in_bank, obs('cash_in_bank'), burn3, E),
     revenue_growth_yoy: revenueGrowth,
+    revenue_growth_yoy_month: yoyAt('revenue', obs('revenue'), E),
     ebitda_margin_ttm: ebitdaMargin,
     rule_of_40: ruleOf40(revenueGrowth, ebitdaMargin),
     nrr: nrr(obs, E),
@@ -301,7 +305,7 @@ function runway(cash: LatestValue, cashRows: readonly Observation[], burn: Trail
   return figure(D.div(D.mul(amount, D.fromInteger(3)), burn.total, 2), 'months', null, when, source);
 }
 
-/** Year-on-year growth of a flow at the as-of month: monthly, or else its latest quarter. */
+/** The single-period comparison: the as-of month (or its latest quarter) over the same period a year earlier. */
 function yoyAt(category: string, rows: readonly Observation[], E: Month): FigureValue {
   const monthly = bucket(rows, 'month');
   const now = monthly.get(E);

@@ -16,15 +16,17 @@ const DEFINITIONS =
   'ending at as_of_month, from monthly rows, or from quarterly rows when the months are not all reported ' +
   '(never a mix); a missing month makes them null. ttm_revenue, ttm_net_burn: sums of 12 months. ' +
   'gross_margin_ttm = TTM gross_profit / TTM revenue × 100 (the latest reported gross margin is ' +
-  'latest.gross_margin, a fraction). net_new_arr_ttm = ARR at as_of_month − ARR 12 months earlier, or else the ' +
-  'sum of 12 monthly net_new_arr. net_burn_avg_3m = net_burn summed over the 3 months ending at as_of_month, / 3. burn_multiple = ttm_net_burn / net_new_arr_ttm (null when not burning or ' +
-  'ARR did not grow). runway_months = latest cash_in_bank / average monthly net_burn of the last 3 months ' +
-  '(null when that average ≤ 0). revenue_growth_yoy = (revenue at as_of_month − revenue 12 months earlier) / ' +
-  'the earlier × 100. ebitda_margin_ttm = TTM ebitda / TTM revenue × 100. rule_of_40 = revenue_growth_yoy + ' +
-  'ebitda_margin_ttm, in percentage points. nrr = (ARR 12 months earlier + TTM expansion_arr − TTM ' +
-  'contraction_arr − TTM churned_arr) / ARR 12 months earlier × 100 (contraction and churn count as losses ' +
-  'whatever their sign). Values are decimal strings: money and months with 2 decimals, percent with 2 ' +
-  'decimals (12.50 = 12.5 %). Deleted and budget data are left out; archived data counts.';
+  'latest.gross_margin). net_new_arr_ttm = ARR at as_of_month − ARR 12 months earlier, or else the ' +
+  'sum of 12 monthly net_new_arr. net_burn_avg_3m = net_burn summed over the 3 months ending at as_of_month, / 3. ' +
+  'burn_multiple = ttm_net_burn / net_new_arr_ttm (null when not burning or ARR did not grow). runway_months = ' +
+  'latest cash_in_bank / net_burn_avg_3m (null when that average ≤ 0). revenue_growth_yoy = (TTM revenue − TTM ' +
+  'revenue of the 12 months before) / the earlier TTM × 100; revenue_growth_yoy_month = (revenue of as_of_month − ' +
+  'revenue of the same month a year earlier) / the earlier × 100 (quarterly rows: the latest quarter). ' +
+  'ebitda_margin_ttm = TTM ebitda / TTM revenue × 100. rule_of_40 = revenue_growth_yoy + ebitda_margin_ttm, in ' +
+  'percentage points. nrr = (ARR 12 months earlier + TTM expansion_arr − TTM contraction_arr − TTM churned_arr) / ' +
+  'ARR 12 months earlier × 100 (contraction and churn count as losses whatever their sign). Values are decimal ' +
+  'strings with 2 decimals; every percentage is in percent (12.50 = 12.5 %), stored percentage categories ' +
+  'included (a stored gross_margin of 0.25 reads 25.00). Deleted and budget data are left out; archived data counts.';
 
 export const getCompanyFinancialSummary = defineTool({
   name: 'get_company_financial_summary',
@@ -67,7 +69,10 @@ export const getCompanyFinancialSummary = defineTool({
     net_new_arr_ttm: Figure,
     burn_multiple: Figure,
     runway_months: Figure,
-    revenue_growth_yoy: Figure,
+    revenue_growth_yoy: Figure.describe('TTM revenue over the TTM revenue of the 12 months before, percent.'),
+    revenue_growth_yoy_month: Figure.describe(
+      'Revenue of as_of_month (or its latest quarter) over the same period a year earlier, percent.',
+    ),
     ebitda_margin_ttm: Figure,
     rule_of_40: Figure,
     nrr: Figure,

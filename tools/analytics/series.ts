@@ -79,7 +79,7 @@ const categoryInfo = new Map(STANDARD_CATEGORIES.map((c) => [c.name, c]));
 export function unitOf(category: string): Unit {
   const kind = categoryInfo.get(category)?.kind;
   if (kind === 'currency') return 'money';
-  if (kind === 'percentage') return 'fraction';
+  if (kind === 'percentage') return 'percent';
   if (kind === 'months') return 'months';
   if (kind === 'multiple') return 'multiple';
   return 'number';
@@ -110,6 +110,7 @@ export interface Observation {
   /** Null when the stored text is not a number or no FX rate could convert it. */
   value: D.Decimal | null;
   reason: string | null;
+  /** Converted from another currency, or a stored fraction scaled to percent: shown with 2 decimals. */
   converted: boolean;
 }
 
@@ -242,6 +243,11 @@ export function toCompanyData(
       converted: false,
     };
     if (asOf === null || obs.month > asOf) asOf = obs.month;
+    // Stored percentages are fractions (0.25); every analytics percentage is in percent (25.00).
+    if (parsed && unitOf(r.category) === 'percent') {
+      obs.value = D.mul(parsed, D.fromInteger(100));
+      obs.converted = true;
+    }
     const currency = currencyOf(r);
     if (parsed && convert && isMoney(r) && currency !== preferred) {
       const rate = findRate(rates.get(currency) ?? [], r.date);
@@ -551,4 +557,31 @@ function total(categories: string[], cadence: string, rows: Observation[], when:
   const bad = rows.find((o) => !o.value);
   if (bad) return { total: null, reason: bad.reason, period: when, source };
   return { total: D.sum(rows.map((o) => o.value!)), reason: null, period: when, source };
+}
+
+/**
+ * Year-on-year growth of a flow: the trailing twelve months ending at `end` over the twelve months before
+ * them, (TTM − previous TTM) / previous TTM × 100. Null with the reason when either sum is incomplete or
+ * the earlier one is not positive.
+ */
+export function ttmGrowth(category: string, observations: readonly Observation[], end: Month): Figure {
+  const now = trailingSum(category, observations, end, 12);
+  const before = trailingSum(category, observations, end - 12, 12);
+  const source = mergeSources(before.source, now.source);
+  const when = { from: before.period?.from ?? monthText(end - 23), to: now.period?.to ?? monthText(end) };
+  if (now.total === null) {
+    return nullFigure('percent', null, `TTM ${category} to ${monthText(end)}: ${now.reason}`, source, when);
+  }
+  if (before.total === null) {
+    return nullFigure(
+      'percent',
+      null,
+      `TTM ${category} to ${monthText(end - 12)}: ${before.reason}`,
+      source,
+      when,
+    );
+  }
+  const bad = badBase(before.total, `TTM ${category} to ${monthText(end - 12)}`);
+  if (bad) return nullFigure('percent', null, bad, source, when);
+  return figure(percentChange(before.total, now.total), 'percent', null, when, source);
 }

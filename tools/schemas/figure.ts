@@ -2,10 +2,11 @@ import { z } from 'zod';
 
 /** How to read a figure's value. */
 export const Unit = z
-  .enum(['money', 'percent', 'fraction', 'number', 'months', 'multiple'])
+  .enum(['money', 'percent', 'number', 'months', 'multiple'])
   .describe(
-    'money: an amount in `currency`; percent: 12.50 means 12.5 %; fraction: a stored percentage ' +
-      'category, 0.25 means 25 %; number: a count such as headcount; months: a duration; multiple: a ratio (x).',
+    'money: an amount in `currency`; percent: 12.50 means 12.5 %, the one unit of every percentage here ' +
+      '(growth, margins, and stored percentage categories such as gross_margin: a stored 0.25 reads 25.00); ' +
+      'number: a count such as headcount; months: a duration; multiple: a ratio (x).',
   );
 export type Unit = z.infer<typeof Unit>;
 
