@@ -42,6 +42,7 @@ interface Figure {
   period: { from: string; to: string } | null;
   source: { categories: string[]; cadence: string | null; dates: string[]; datum_ids: string[] };
   reason: string | null;
+  converted: Record<string, string | null> | null;
 }
 interface Series {
   category: string;
@@ -273,6 +274,18 @@ for (const dialect of dialects) {
       ]);
 
       ids.empty = await addCompany('Empty Edge');
+
+      // Euro and pound companies, each reporting in one currency other than the firm's (USD); in Lyon so
+      // the company searches below keep their counts. Firm A has EUR rates but no GBP rate.
+      const euro = await addCompany('Euro Only', 'EUR');
+      ids.euro = euro;
+      for (const ym of months('2025-01', '2025-12'))
+        await put(euro, 'revenue', ym, '1000.00', { currency: 'EUR' });
+      await put(euro, 'cash_in_bank', '2025-12', '10000.00', { currency: 'EUR' });
+      const pound = await addCompany('Pound Only', 'GBP');
+      ids.pound = pound;
+      await put(pound, 'cash_in_bank', '2025-12', '5000.00', { currency: 'GBP' });
+      await t.db('companies').whereIn('id', [euro, pound]).update({ city: 'Lyon' });
     });
     after(async () => {
       await mcp?.close();
@@ -411,6 +424,47 @@ for (const dialect of dialects) {
         expect(s.latest.ebitda.value).to.equal(null);
         expect(s.latest.ebitda.reason).to.match(/^no GBP→USD FX rate on or before 2025-12-31/);
         expect(s.latest.ebitda.source.datum_ids).to.have.length(1);
+      });
+
+      it("gives every money figure in the firm's currency too, with the rate and its date", async () => {
+        const e = await summary('euro');
+        expect(e.currency).to.equal('EUR');
+        // 12 × 1,000 EUR at the EUR→USD rate of 2025-07-01 (1.2), the latest on or before 2025-12-31.
+        expect(fig(e, 'ttm_revenue')).to.deep.include({
+          value: '12000.00',
+          currency: 'EUR',
+          converted: {
+            value: '14400.00',
+            currency: 'USD',
+            fx_rate: '1.2',
+            fx_rate_date: '2025-07-01',
+            reason: null,
+          },
+        });
+        expect(e.latest.cash_in_bank.converted).to.deep.include({ value: '12000.00', fx_rate: '1.2' });
+        expect(e.latest.revenue.converted).to.deep.include({ value: '1200.00', fx_rate_date: '2025-07-01' });
+        // Not money: nothing to convert.
+        expect(fig(e, 'revenue_growth_yoy_month')).to.include({ converted: null });
+
+        const usd = await summary('steady');
+        expect(fig(usd, 'ttm_revenue').converted).to.deep.equal({
+          value: '1590000.00',
+          currency: 'USD',
+          fx_rate: '1',
+          fx_rate_date: null,
+          reason: null,
+        });
+
+        const gbp = await summary('pound');
+        expect(gbp.latest.cash_in_bank).to.deep.include({ value: '5000.00', currency: 'GBP' });
+        expect(gbp.latest.cash_in_bank.converted).to.deep.include({ value: null, fx_rate: null });
+        expect((gbp.latest.cash_in_bank.converted as { reason: string }).reason).to.match(
+          /^no GBP→USD FX rate on or before 2025-12-31/,
+        );
+
+        const p = await performance('euro');
+        expect(p.series.revenue!.latest.converted).to.deep.include({ value: '1200.00', currency: 'USD' });
+        expect(p.series.revenue!.mom.converted).to.equal(null);
       });
 
       it('answers a company without data with null figures and reasons', async () => {

@@ -26,6 +26,7 @@ import {
   trailingSum,
   ttmGrowth,
   unitOf,
+  withConverted,
 } from './series.ts';
 
 export const SUMMARY_KEYS = [
@@ -84,6 +85,23 @@ export interface Summary {
   ebitda_margin_ttm: FigureValue;
   rule_of_40: FigureValue;
   nrr: FigureValue;
+}
+
+/** The summary with every money figure also in the firm's preferred currency. */
+export function withConvertedMoney(
+  summary: Summary,
+  preferred: string,
+  rates: CompanyData['rates'],
+): Summary {
+  const out = { ...summary, latest: { ...summary.latest } };
+  for (const k of SUMMARY_KEYS) out.latest[k] = withConverted(summary.latest[k], preferred, rates);
+  for (const k of Object.keys(out) as (keyof Summary)[]) {
+    const v = out[k];
+    if (v !== null && typeof v === 'object' && 'unit' in v) {
+      (out as Record<string, unknown>)[k] = withConverted(v as FigureValue, preferred, rates);
+    }
+  }
+  return out;
 }
 
 /** Every figure of the financial summary of one company's data. */

@@ -7,6 +7,7 @@ import {
   type SummaryKey,
   summarize,
   summaryFrom,
+  withConvertedMoney,
 } from './financial-summary.ts';
 import { companyIdInput, conversionOf, conversionOutput, loadCompanyData, monthsInput } from './series.ts';
 
@@ -35,7 +36,8 @@ export const getCompanyFinancialSummary = defineTool({
     'Key financial figures of one company, computed over all its data (not a page): the latest value and ' +
     'date of revenue, ARR, net burn, cash in bank, headcount, gross margin, EBITDA and net income; TTM ' +
     'revenue and net burn, gross margin, burn multiple, runway in months, rule of 40, net new ARR and NRR. ' +
-    'All money is in one currency (converted to the firm currency when the company reports in several). ' +
+    'All money is in one currency (converted to the firm currency when the company reports in several), and ' +
+    "each money figure is also given in the firm's currency with the rate and its date (`converted`). " +
     'Every figure states its currency, period and source data points, or is null with the reason. Use it ' +
     'for "how healthy is this company"; for monthly trends and growth rates use get_company_performance.',
   input: z.object({
@@ -86,7 +88,7 @@ export const getCompanyFinancialSummary = defineTool({
       months: input.months,
       ...conversionOf(data),
       definitions: DEFINITIONS,
-      ...summarize(data, input.months),
+      ...withConvertedMoney(summarize(data, input.months), ctx.principal.firm.preferred_currency, data.rates),
     };
   },
 });

@@ -30,6 +30,7 @@ import {
   sourceOf,
   ttmGrowth,
   unitOf,
+  withConverted,
 } from './series.ts';
 
 const CATEGORIES = [
@@ -128,6 +129,7 @@ export const getCompanyPerformance = defineTool({
     const end = data.asOf;
     const start = end === null ? null : end - input.months + 1;
     const series = {} as Record<Category, z.input<typeof Series>>;
+    const preferred = ctx.principal.firm.preferred_currency;
     for (const category of CATEGORIES) {
       const unit = unitOf(category);
       const currency = unit === 'money' ? data.currency : null;
@@ -147,7 +149,7 @@ export const getCompanyPerformance = defineTool({
         currency,
         cadence: chosen.cadence,
         points: points(chosen, latest, start, end),
-        latest: latestFigure(category, unit, currency, chosen, latest),
+        latest: withConverted(latestFigure(category, unit, currency, chosen, latest), preferred, data.rates),
         mom: growth(category, chosen, latest, 1, 'month-on-month'),
         qoq: growth(category, chosen, latest, 3, 'quarter-on-quarter'),
         yoy: isStock(category)

@@ -1,6 +1,5 @@
 // Portfolio-wide reads for the screen and overview tools: every visible company's summary figures from a
 // handful of set-based queries, computed by the same function as get_company_financial_summary.
-import * as D from '../../core/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { CompanyFilter, CompanyRow } from '../../db/repos/companies.ts';
 import type { ToolContext } from '../context.ts';
@@ -10,11 +9,10 @@ import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
 import { PORTFOLIO_LOOKBACK, SUMMARY_CATEGORIES, type Summary, summarize } from './financial-summary.ts';
 import {
   type CompanyData,
+  convertAmount,
   firstDay,
-  lastDay,
   type Month,
   monthOf,
-  rateOn,
   ratesByCurrency,
   toCompanyData,
 } from './series.ts';
@@ -139,30 +137,17 @@ export function portfolioFigure(
   rates: Map<string, FxRateRow[]>,
 ): PortfolioFigure {
   const asOf = f.period?.to ?? null;
-  const out: PortfolioFigure = {
+  const money = f.unit === 'money';
+  const converted = money ? convertAmount(f.value, f.currency, asOf, preferred, rates) : null;
+  return {
     value: f.value,
     unit: f.unit,
     as_of_month: asOf,
-    currency: f.unit === 'money' ? f.currency : null,
-    converted_value: null,
-    converted_currency: f.unit === 'money' ? preferred : null,
-    fx_rate: null,
-    fx_rate_date: null,
-    reason: f.reason,
-  };
-  if (f.unit !== 'money' || f.value === null || f.currency === null || asOf === null) return out;
-  if (f.currency === preferred) return { ...out, converted_value: f.value, fx_rate: '1' };
-  const date = lastDay(monthOf(`${asOf}-01`));
-  const rate = rateOn(rates.get(f.currency), date);
-  const factor = rate && D.readDecimal(rate.rate);
-  const value = D.readDecimal(f.value);
-  if (!rate || !factor || !value) {
-    return { ...out, reason: `no ${f.currency}→${preferred} FX rate on or before ${date} is known` };
-  }
-  return {
-    ...out,
-    converted_value: D.toFixed(D.mul(value, factor), 2),
-    fx_rate: rate.rate,
-    fx_rate_date: rate.date,
+    currency: money ? f.currency : null,
+    converted_value: converted?.value ?? null,
+    converted_currency: money ? preferred : null,
+    fx_rate: converted?.fx_rate ?? null,
+    fx_rate_date: converted?.fx_rate_date ?? null,
+    reason: f.reason ?? converted?.reason ?? null,
   };
 }

@@ -7,6 +7,7 @@ import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { ToolContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
 import {
+  type Converted,
   type Figure,
   FxRateUsed,
   type LatestFigure,
@@ -124,6 +125,8 @@ export interface CompanyData {
   currencyNote: string;
   fxRatesUsed: FxRateUsed[];
   byCategory: Map<string, Observation[]>;
+  /** Rates into the firm's preferred currency by source currency, for converting the money figures. */
+  rates: Map<string, FxRateRow[]>;
 }
 
 function findRate(rates: readonly FxRateRow[], date: string): FxRateRow | undefined {
@@ -166,6 +169,7 @@ export async function loadCompanyData(
       currencyNote: 'no data reported for these categories',
       fxRatesUsed: [],
       byCategory,
+      rates: new Map(),
     };
   }
   const asOf = monthOf(latest);
@@ -178,11 +182,13 @@ export async function loadCompanyData(
   const others = currencies.length > 1 ? currencies.filter((c) => c !== preferred) : [];
   const rates =
     others.length > 0 ? await ctx.repos.analytics.fxRates(firm.id, preferred, others, from, to) : [];
-  return {
-    ...base,
-    ...toCompanyData(rows, company.reporting_currency, preferred, ratesByCurrency(rates)),
-    asOf,
-  };
+  const data = toCompanyData(rows, company.reporting_currency, preferred, ratesByCurrency(rates));
+  // Money figures in the company's one currency are also given in the firm's, at the rate of their date.
+  const figureRates =
+    data.currency && data.currency !== preferred
+      ? ratesByCurrency(await ctx.repos.analytics.fxRates(firm.id, preferred, [data.currency], from, to))
+      : new Map<string, FxRateRow[]>();
+  return { ...base, ...data, asOf, rates: figureRates };
 }
 
 const isMoney = (r: AnalyticsDatum) => unitOf(r.category) === 'money';
@@ -217,7 +223,9 @@ export function toCompanyData(
   reporting: string,
   preferred: string,
   rates: Map<string, FxRateRow[]>,
-): Pick<CompanyData, 'currency' | 'currencyNote' | 'fxRatesUsed' | 'byCategory'> & { asOf: Month | null } {
+): Pick<CompanyData, 'currency' | 'currencyNote' | 'fxRatesUsed' | 'byCategory' | 'rates'> & {
+  asOf: Month | null;
+} {
   const byCategory = new Map<string, Observation[]>();
   const currencyOf = (r: AnalyticsDatum) => r.currency ?? reporting;
   const currencies = moneyCurrencies(rows, reporting);
@@ -283,7 +291,7 @@ export function toCompanyData(
   const fxRatesUsed = [...used.values()].sort(
     (a, b) => a.from_currency.localeCompare(b.from_currency) || a.date.localeCompare(b.date),
   );
-  return { asOf, currency, currencyNote, fxRatesUsed, byCategory };
+  return { asOf, currency, currencyNote, fxRatesUsed, byCategory, rates };
 }
 
 /** Of two rows for the same month: the current one, then the later date, then the later edit. */
@@ -395,6 +403,7 @@ export function figure(
     period: when,
     source,
     reason: value === null ? (reason ?? 'not computed') : null,
+    converted: null,
   };
 }
 
@@ -435,6 +444,7 @@ export function latestFigure(
     period: when,
     source,
     reason: latest.value ? null : latest.reason,
+    converted: null,
     date: latest.date,
   };
 }
@@ -584,4 +594,47 @@ export function ttmGrowth(category: string, observations: readonly Observation[]
   const bad = badBase(before.total, `TTM ${category} to ${monthText(end - 12)}`);
   if (bad) return nullFigure('percent', null, bad, source, when);
   return figure(percentChange(before.total, now.total), 'percent', null, when, source);
+}
+
+/**
+ * A money amount of `currency` as of the end of `month` in the firm's preferred currency, at the latest
+ * rate on or before that day; null for a null amount.
+ */
+export function convertAmount(
+  value: string | null,
+  currency: string | null,
+  month: string | null,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): Converted | null {
+  if (value === null || currency === null || month === null) return null;
+  if (currency === preferred) {
+    return { value, currency: preferred, fx_rate: '1', fx_rate_date: null, reason: null };
+  }
+  const date = lastDay(monthOf(`${month}-01`));
+  const rate = rateOn(rates.get(currency), date);
+  const factor = rate && D.readDecimal(rate.rate);
+  const amount = D.readDecimal(value);
+  if (!rate || !factor || !amount) {
+    return {
+      value: null,
+      currency: preferred,
+      fx_rate: null,
+      fx_rate_date: null,
+      reason: `no ${currency}→${preferred} FX rate on or before ${date} is known`,
+    };
+  }
+  return {
+    value: D.toFixed(D.mul(amount, factor), 2),
+    currency: preferred,
+    fx_rate: rate.rate,
+    fx_rate_date: rate.date,
+    reason: null,
+  };
+}
+
+/** The figure with its money also in the firm's preferred currency. */
+export function withConverted<F extends Figure>(f: F, preferred: string, rates: Map<string, FxRateRow[]>): F {
+  if (f.unit !== 'money') return f;
+  return { ...f, converted: convertAmount(f.value, f.currency, f.period?.to ?? null, preferred, rates) };
 }

@@ -31,6 +31,21 @@ export const Source = z
   .describe('The data a figure came from.');
 export type Source = z.infer<typeof Source>;
 
+/** A money figure in the firm's preferred currency. */
+export const Converted = z
+  .object({
+    value: z.string().nullable().describe('The value in `currency`, 2 decimals; null when no rate is known.'),
+    currency: z.string().describe("The firm's preferred currency."),
+    fx_rate: z.string().nullable().describe('Rate applied (1 in the same currency); null when unknown.'),
+    fx_rate_date: z
+      .string()
+      .nullable()
+      .describe("Date of the rate: the firm's latest on or before the end of the figure's period."),
+    reason: z.string().nullable().describe('Why value is null; null when converted.'),
+  })
+  .describe("Money only: the value in the firm's preferred currency; null for other units or a null value.");
+export type Converted = z.infer<typeof Converted>;
+
 /** One computed number with everything needed to trust it, or null with the reason it is missing. */
 export const Figure = z.object({
   value: z
@@ -45,6 +60,7 @@ export const Figure = z.object({
   period: Period.nullable(),
   source: Source,
   reason: z.string().nullable().describe('Why the value is null; null when it was computed.'),
+  converted: Converted.nullable(),
 });
 export type Figure = z.infer<typeof Figure>;
 
