@@ -48,7 +48,7 @@ interface Series {
   category: string;
   currency: string | null;
   cadence: string | null;
-  points: { month: string; value: string | null; datum_id: string | null }[];
+  points: { month: string; value: string | null; datum_id: string | null; converted_value: string | null }[];
   latest: Figure & { date: string | null };
   mom: Figure;
   qoq: Figure;
@@ -465,6 +465,18 @@ for (const dialect of dialects) {
         const p = await performance('euro');
         expect(p.series.revenue!.latest.converted).to.deep.include({ value: '1200.00', currency: 'USD' });
         expect(p.series.revenue!.mom.converted).to.equal(null);
+        // Each monthly point too: 1,000 EUR at 1.2 (rate of 2025-07-01) from July, at 1.1 before.
+        expect(p.series.revenue!.points[5]).to.include({
+          month: '2025-06',
+          value: '1000.00',
+          converted_value: '1100.00',
+        });
+        expect(p.series.revenue!.points[6]).to.include({
+          month: '2025-07',
+          value: '1000.00',
+          converted_value: '1200.00',
+        });
+        expect(p.series.revenue!.points[0]).to.include({ converted_value: '1100.00' });
       });
 
       it('answers a company without data with null figures and reasons', async () => {

@@ -9,6 +9,7 @@ import {
   companyIdInput,
   conversionOf,
   conversionOutput,
+  convertAmount,
   emptySource,
   figure,
   growth,
@@ -63,6 +64,12 @@ const Point = z.object({
   date: z.string().nullable().describe('Date of the data point used, YYYY-MM-DD.'),
   datum_id: z.string().nullable().describe('Id of the data point used.'),
   reason: z.string().nullable().describe('Why a reported value is null (e.g. no FX rate); null otherwise.'),
+  converted_value: z
+    .string()
+    .nullable()
+    .describe(
+      "Money: value in the firm's currency at the latest rate on or before the month's end; else null.",
+    ),
 });
 
 const Series = z.object({
@@ -148,7 +155,11 @@ export const getCompanyPerformance = defineTool({
         unit,
         currency,
         cadence: chosen.cadence,
-        points: points(chosen, latest, start, end),
+        points: points(chosen, latest, start, end, (value, month) =>
+          unit === 'money'
+            ? (convertAmount(value, currency, month, preferred, data.rates)?.value ?? null)
+            : null,
+        ),
         latest: withConverted(latestFigure(category, unit, currency, chosen, latest), preferred, data.rates),
         mom: growth(category, chosen, latest, 1, 'month-on-month'),
         qoq: growth(category, chosen, latest, 3, 'quarter-on-quarter'),
@@ -189,7 +200,13 @@ function emptySeries(category: string, unit: Unit, currency: string | null, reas
 }
 
 /** Every month of the window (every quarter or year, aligned on the latest row, for coarser cadences). */
-function points(chosen: Chosen, latest: Observation, start: Month, end: Month) {
+function points(
+  chosen: Chosen,
+  latest: Observation,
+  start: Month,
+  end: Month,
+  convert: (value: string | null, month: string) => string | null,
+) {
   const months =
     chosen.step === 1
       ? monthRange(start, end)
@@ -204,6 +221,7 @@ function points(chosen: Chosen, latest: Observation, start: Month, end: Month) {
       date: o?.date ?? null,
       datum_id: o?.id ?? null,
       reason: o && !o.value ? o.reason : null,
+      converted_value: convert(o ? observedText(o) : null, monthText(m)),
     };
   });
 }
