@@ -1,3 +1,5 @@
+import { getPortfolioOverview } from '../tools/analytics/get-portfolio-overview.ts';
+import { screenCompanies } from '../tools/analytics/screen-companies.ts';
 import { listBudgets } from '../tools/budgets/list-budgets.ts';
 import { addFinancingRounds } from '../tools/cap-table/add-financing-rounds.ts';
 import { getFinancingEvents } from '../tools/cap-table/get-financing-events.ts';
@@ -39,6 +41,21 @@ export const routes: readonly Route[] = [
     tool: getCompany,
     summary: 'Get one company',
     envelope: 'plain',
+  },
+  {
+    method: 'GET',
+    path: '/v1/portfolio/overview/',
+    tool: getPortfolioOverview,
+    summary: 'Companies by status and sector, totals in the firm currency and who needs attention',
+    envelope: 'plain',
+  },
+  {
+    method: 'GET',
+    path: '/v1/portfolio/screen/',
+    tool: screenCompanies,
+    summary: 'Filter and rank every company by its key figures',
+    rename: { ...paging },
+    envelope: 'page',
   },
   {
     method: 'GET',

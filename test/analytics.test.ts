@@ -42,16 +42,18 @@ interface Figure {
   period: { from: string; to: string } | null;
   source: { categories: string[]; cadence: string | null; dates: string[]; datum_ids: string[] };
   reason: string | null;
+  converted: Record<string, string | null> | null;
 }
 interface Series {
   category: string;
   currency: string | null;
   cadence: string | null;
-  points: { month: string; value: string | null; datum_id: string | null }[];
+  points: { month: string; value: string | null; datum_id: string | null; converted_value: string | null }[];
   latest: Figure & { date: string | null };
   mom: Figure;
   qoq: Figure;
   yoy: Figure;
+  yoy_month: Figure;
   cmgr: Figure;
 }
 interface Performance {
@@ -156,7 +158,8 @@ for (const dialect of dialects) {
       // Steady: a full year of clean monthly data, burning 50,000 a month.
       const steady = await addCompany('Steady State');
       ids.steady = steady;
-      await put(steady, 'revenue', '2024-12', '100000.00');
+      // 2024: flat at 100,000 a month, so the previous TTM is 1,200,000.
+      for (const ym of months('2024-01', '2024-12')) await put(steady, 'revenue', ym, '100000.00');
       for (const [i, ym] of months('2025-01', '2025-12').entries()) {
         const revenue = 100000 + 5000 * (i + 1);
         await put(steady, 'revenue', ym, `${revenue}.00`);
@@ -211,6 +214,9 @@ for (const dialect of dialects) {
       const quarterly = await addCompany('Quarterly Quartz');
       ids.quarterly = quarterly;
       for (const [ym, v] of [
+        ['2024-03', '80000'],
+        ['2024-06', '85000'],
+        ['2024-09', '88000'],
         ['2024-12', '90000'],
         ['2025-03', '100000'],
         ['2025-06', '110000'],
@@ -268,6 +274,18 @@ for (const dialect of dialects) {
       ]);
 
       ids.empty = await addCompany('Empty Edge');
+
+      // Euro and pound companies, each reporting in one currency other than the firm's (USD); in Lyon so
+      // the company searches below keep their counts. Firm A has EUR rates but no GBP rate.
+      const euro = await addCompany('Euro Only', 'EUR');
+      ids.euro = euro;
+      for (const ym of months('2025-01', '2025-12'))
+        await put(euro, 'revenue', ym, '1000.00', { currency: 'EUR' });
+      await put(euro, 'cash_in_bank', '2025-12', '10000.00', { currency: 'EUR' });
+      const pound = await addCompany('Pound Only', 'GBP');
+      ids.pound = pound;
+      await put(pound, 'cash_in_bank', '2025-12', '5000.00', { currency: 'GBP' });
+      await t.db('companies').whereIn('id', [euro, pound]).update({ city: 'Lyon' });
     });
     after(async () => {
       await mcp?.close();
@@ -298,10 +316,17 @@ for (const dialect of dialects) {
         expect(runway.period).to.deep.equal({ from: '2025-10', to: '2025-12' });
         expect(runway.source.categories).to.have.members(['cash_in_bank', 'net_burn']);
         expect(runway.source.datum_ids).to.have.length(4);
-        // YoY 160,000 / 100,000 = +60 %; EBITDA margin −120,000 / 1,590,000 = −7.55 %.
-        expect(fig(s, 'revenue_growth_yoy')).to.include({ value: '60.00', reason: null });
+        // YoY: TTM 1,590,000 over the previous TTM 1,200,000 = +32.50 %; the single month
+        // 160,000 over 100,000 = +60 %. EBITDA margin −120,000 / 1,590,000 = −7.55 %.
+        const yoy = fig(s, 'revenue_growth_yoy');
+        expect(yoy).to.include({ value: '32.50', unit: 'percent', reason: null });
+        expect(yoy.period).to.deep.equal({ from: '2024-01', to: '2025-12' });
+        expect(yoy.source.datum_ids).to.have.length(24);
+        expect(fig(s, 'revenue_growth_yoy_month')).to.include({ value: '60.00', reason: null });
+        expect(fig(s, 'revenue_growth_yoy_month').source.dates).to.deep.equal(['2024-12-31', '2025-12-31']);
         expect(fig(s, 'ebitda_margin_ttm')).to.include({ value: '-7.55' });
-        expect(fig(s, 'rule_of_40')).to.include({ value: '52.45', unit: 'percent' });
+        // 32.50 − 7.55.
+        expect(fig(s, 'rule_of_40')).to.include({ value: '24.95', unit: 'percent' });
         // (1,000,000 + 240,000 − 60,000 − 120,000) / 1,000,000.
         expect(fig(s, 'nrr')).to.include({ value: '106.00', reason: null });
         expect(fig(s, 'nrr').source.datum_ids).to.have.length(37);
@@ -312,7 +337,8 @@ for (const dialect of dialects) {
         expect(s.latest.revenue).to.include({ value: '160000.00', date: '2025-12-31', currency: 'USD' });
         expect(s.latest.cash_in_bank).to.include({ value: '1200000.00', date: '2025-12-31' });
         expect(s.latest.headcount).to.include({ value: '25', unit: 'number', currency: null });
-        expect(s.latest.gross_margin).to.include({ value: '0.60', unit: 'fraction', currency: null });
+        // Stored as the fraction 0.60; every analytics percentage is in percent.
+        expect(s.latest.gross_margin).to.include({ value: '60.00', unit: 'percent', currency: null });
         expect(s.latest.net_income).to.include({ value: '-20000.00' });
         expect(s.latest.arr).to.include({ value: '1600000' });
       });
@@ -345,7 +371,11 @@ for (const dialect of dialects) {
         expect(ttm.period).to.deep.equal({ from: '2025-01', to: '2025-12' });
         expect(s.latest.revenue.source.cadence).to.equal('quarter');
         expect(s.latest.revenue.period).to.deep.equal({ from: '2025-10', to: '2025-12' });
-        expect(fig(s, 'revenue_growth_yoy')).to.include({ value: '50.00' });
+        // TTM 465,000 over the previous TTM 80,000 + 85,000 + 88,000 + 90,000 = 343,000: +35.57 %.
+        expect(fig(s, 'revenue_growth_yoy')).to.include({ value: '35.57' });
+        expect(fig(s, 'revenue_growth_yoy').source.cadence).to.equal('quarter');
+        // The latest quarter 135,000 over 90,000 a year earlier.
+        expect(fig(s, 'revenue_growth_yoy_month')).to.include({ value: '50.00' });
       });
 
       it('makes TTM null with the missing months named when a month is missing', async () => {
@@ -368,7 +398,9 @@ for (const dialect of dialects) {
         const nrr = fig(s, 'nrr');
         expect(nrr.value).to.equal(null);
         expect(nrr.reason).to.equal('expansion ARR: no monthly expansion_arr data for 2025-01 to 2025-12');
-        expect(fig(s, 'rule_of_40').reason).to.match(/^revenue growth \(YoY\): no value 12 months earlier/);
+        expect(fig(s, 'rule_of_40').reason).to.match(
+          /^revenue growth \(YoY\): TTM revenue to 2025-12: revenue is missing for 2025-04, 2025-08/,
+        );
       });
 
       it('converts several currencies into the firm currency with the latest rate on or before each date', async () => {
@@ -392,6 +424,59 @@ for (const dialect of dialects) {
         expect(s.latest.ebitda.value).to.equal(null);
         expect(s.latest.ebitda.reason).to.match(/^no GBP→USD FX rate on or before 2025-12-31/);
         expect(s.latest.ebitda.source.datum_ids).to.have.length(1);
+      });
+
+      it("gives every money figure in the firm's currency too, with the rate and its date", async () => {
+        const e = await summary('euro');
+        expect(e.currency).to.equal('EUR');
+        // 12 × 1,000 EUR at the EUR→USD rate of 2025-07-01 (1.2), the latest on or before 2025-12-31.
+        expect(fig(e, 'ttm_revenue')).to.deep.include({
+          value: '12000.00',
+          currency: 'EUR',
+          converted: {
+            value: '14400.00',
+            currency: 'USD',
+            fx_rate: '1.2',
+            fx_rate_date: '2025-07-01',
+            reason: null,
+          },
+        });
+        expect(e.latest.cash_in_bank.converted).to.deep.include({ value: '12000.00', fx_rate: '1.2' });
+        expect(e.latest.revenue.converted).to.deep.include({ value: '1200.00', fx_rate_date: '2025-07-01' });
+        // Not money: nothing to convert.
+        expect(fig(e, 'revenue_growth_yoy_month')).to.include({ converted: null });
+
+        const usd = await summary('steady');
+        expect(fig(usd, 'ttm_revenue').converted).to.deep.equal({
+          value: '1590000.00',
+          currency: 'USD',
+          fx_rate: '1',
+          fx_rate_date: null,
+          reason: null,
+        });
+
+        const gbp = await summary('pound');
+        expect(gbp.latest.cash_in_bank).to.deep.include({ value: '5000.00', currency: 'GBP' });
+        expect(gbp.latest.cash_in_bank.converted).to.deep.include({ value: null, fx_rate: null });
+        expect((gbp.latest.cash_in_bank.converted as { reason: string }).reason).to.match(
+          /^no GBP→USD FX rate on or before 2025-12-31/,
+        );
+
+        const p = await performance('euro');
+        expect(p.series.revenue!.latest.converted).to.deep.include({ value: '1200.00', currency: 'USD' });
+        expect(p.series.revenue!.mom.converted).to.equal(null);
+        // Each monthly point too: 1,000 EUR at 1.2 (rate of 2025-07-01) from July, at 1.1 before.
+        expect(p.series.revenue!.points[5]).to.include({
+          month: '2025-06',
+          value: '1000.00',
+          converted_value: '1100.00',
+        });
+        expect(p.series.revenue!.points[6]).to.include({
+          month: '2025-07',
+          value: '1000.00',
+          converted_value: '1200.00',
+        });
+        expect(p.series.revenue!.points[0]).to.include({ converted_value: '1100.00' });
       });
 
       it('answers a company without data with null figures and reasons', async () => {
@@ -418,11 +503,15 @@ for (const dialect of dialects) {
         expect(revenue.mom).to.include({ value: '3.23', unit: 'percent', currency: null });
         expect(revenue.mom.period).to.deep.equal({ from: '2025-11', to: '2025-12' });
         expect(revenue.qoq).to.include({ value: '10.34' });
-        expect(revenue.yoy).to.include({ value: '60.00' });
-        expect(revenue.yoy.source.dates).to.deep.equal(['2024-12-31', '2025-12-31']);
-        const cmgr = ((160000 / 105000) ** (1 / 11) - 1) * 100;
-        expect(revenue.cmgr.value).to.equal(cmgr.toFixed(2));
-        expect(revenue.cmgr.period).to.deep.equal({ from: '2025-01', to: '2025-12' });
+        // YoY of a flow: TTM 1,590,000 over the previous TTM 1,200,000; the single month 160,000 / 100,000.
+        expect(revenue.yoy).to.include({ value: '32.50' });
+        expect(revenue.yoy.source.dates).to.have.length(24);
+        expect(revenue.yoy_month).to.include({ value: '60.00' });
+        expect(revenue.yoy_month.source.dates).to.deep.equal(['2024-12-31', '2025-12-31']);
+        // 12 months span 12 intervals: from 100,000 in 2024-12 to 160,000 in 2025-12 (1.6^(1/12) − 1 = 3.99 %).
+        expect(revenue.cmgr.value).to.equal('3.99');
+        expect(revenue.cmgr.value).to.equal((((160000 / 100000) ** (1 / 12) - 1) * 100).toFixed(2));
+        expect(revenue.cmgr.period).to.deep.equal({ from: '2024-12', to: '2025-12' });
       });
 
       it('shows missing months as null gaps, and growth without the exact base month as null with the reason', async () => {
@@ -437,13 +526,18 @@ for (const dialect of dialects) {
         expect(headcount.mom.value).to.equal(null);
         expect(headcount.mom.reason).to.match(/^no value 1 month earlier \(2025-11\)/);
         expect(headcount.yoy.reason).to.match(/^no value 12 months earlier \(2024-12\)/);
-        expect(headcount.cmgr.value).to.equal((((25 / 20) ** (1 / 6) - 1) * 100).toFixed(2));
+        expect(headcount.cmgr.value).to.equal(null);
+        expect(headcount.cmgr.reason).to.match(/^no headcount value 12 months before the latest \(2024-12\)/);
+        // Over 6 months, 20 in 2025-06 to 25 in 2025-12: 6 intervals.
+        const six = (await performance('steady', { months: 6 })).series.headcount!;
+        expect(six.cmgr.value).to.equal((((25 / 20) ** (1 / 6) - 1) * 100).toFixed(2));
 
         const gappy = (await performance('gappy')).series.revenue!;
         expect(gappy.points.map((x) => x.value)).to.deep.equal(
           months('2025-01', '2025-12').map((ym) => (ym === '2025-04' || ym === '2025-08' ? null : '1000.00')),
         );
-        expect(gappy.yoy.reason).to.match(/^no value 12 months earlier/);
+        expect(gappy.yoy.reason).to.match(/^TTM revenue to 2025-12: revenue is missing for 2025-04, 2025-08/);
+        expect(gappy.yoy_month.reason).to.match(/^no value 12 months earlier/);
       });
 
       it('gives growth from a zero or a negative base as null with the reason', async () => {
@@ -452,7 +546,8 @@ for (const dialect of dialects) {
         expect(p.series.revenue!.mom.reason).to.match(/^base value is zero/);
         expect(p.series.ebitda!.qoq.value).to.equal(null);
         expect(p.series.ebitda!.qoq.reason).to.match(/^base value is negative \(-2000\.00/);
-        expect(p.series.ebitda!.cmgr.reason).to.match(/^base value is negative/);
+        const three = await performance('flat', { months: 3 });
+        expect(three.series.ebitda!.cmgr.reason).to.match(/^base value is negative \(-2000\.00/);
         expect(p.series.net_burn!.latest.value).to.equal('-5000.00');
       });
 
@@ -476,7 +571,10 @@ for (const dialect of dialects) {
           /reported per quarter only; month-on-month growth needs monthly values/,
         );
         expect(quarterly.qoq.value).to.equal('12.50');
-        expect(quarterly.yoy.value).to.equal('50.00');
+        // TTM 465,000 over 343,000; the latest quarter over the same quarter a year earlier.
+        expect(quarterly.yoy.value).to.equal('35.57');
+        expect(quarterly.yoy_month.value).to.equal('50.00');
+        expect(quarterly.cmgr.value).to.equal((((135000 / 90000) ** (1 / 12) - 1) * 100).toFixed(2));
       });
 
       it('converts money series into the firm currency and keeps non-money series without a currency', async () => {
@@ -487,7 +585,10 @@ for (const dialect of dialects) {
         expect(revenue.points[5]).to.include({ month: '2025-06', value: '1100.00' });
         expect(revenue.points[6]).to.include({ month: '2025-07', value: '1200.00' });
         expect(revenue.mom.value).to.equal('0.00');
-        expect(revenue.yoy.reason).to.match(/^no value 12 months earlier/);
+        expect(revenue.yoy.reason).to.match(
+          /^TTM revenue to 2024-12: no monthly revenue data for 2024-01 to 2024-12/,
+        );
+        expect(revenue.yoy_month.reason).to.match(/^no value 12 months earlier/);
         expect(p.series.headcount!.currency).to.equal(null);
         expect(p.series.ebitda!.latest.value).to.equal(null);
         expect(p.series.ebitda!.latest.reason).to.match(/^no GBP→USD FX rate/);
@@ -497,7 +598,9 @@ for (const dialect of dialects) {
         const p = await performance('steady', { months: 3 });
         expect(p.window).to.deep.equal({ from: '2025-10', to: '2025-12' });
         expect(p.series.revenue!.points).to.have.length(3);
-        expect(p.series.revenue!.yoy.value).to.equal('60.00');
+        // The trailing figures do not depend on the window.
+        expect(p.series.revenue!.yoy.value).to.equal('32.50');
+        expect(p.series.revenue!.yoy_month.value).to.equal('60.00');
         expect(await callError('get_company_performance', { company_id: ids.steady, months: 0 })).to.match(
           /months/,
         );

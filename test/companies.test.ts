@@ -122,6 +122,34 @@ for (const dialect of dialects) {
       expect((one.structuredContent as { name: string }).name).to.equal('Gamma Grid');
     });
 
+    it('filters list_companies and search_companies by status, naming the valid statuses otherwise', async () => {
+      await t.db('companies').where('id', fx.companies.beta.id).update({ status: 'exited' });
+      try {
+        const names = (r: Record<string, unknown>) =>
+          (r.structuredContent as { results: { name: string }[] }).results.map((c) => c.name);
+        const active = await mcp.callTool({ name: 'list_companies', arguments: { status: 'Active' } });
+        expect(names(active)).to.deep.equal(['Acme Analytics', 'Gamma Grid']);
+        const exited = await mcp.callTool({ name: 'search_companies', arguments: { status: 'exited' } });
+        expect(names(exited)).to.deep.equal(['Beta Bio']);
+        const both = await mcp.callTool({
+          name: 'search_companies',
+          arguments: { status: 'active', sector: 'climate' },
+        });
+        expect(names(both)).to.deep.equal(['Gamma Grid']);
+        const rest = await api(server.url, '/v1/companies/?status=exited', { token: fx.admin.rest });
+        expect(rest.body.results.map((c: { name: string }) => c.name)).to.deep.equal(['Beta Bio']);
+        const bad = await mcp.callTool({ name: 'list_companies', arguments: { status: 'zombie' } });
+        expect(bad.isError).to.equal(true);
+        expect((bad.content as { text: string }[])[0]!.text).to.match(
+          /status must be one of: active, exited/,
+        );
+        const badRest = await api(server.url, '/v1/companies/?status=zombie', { token: fx.admin.rest });
+        expect(badRest.status).to.equal(400);
+      } finally {
+        await t.db('companies').where('id', fx.companies.beta.id).update({ status: 'active' });
+      }
+    });
+
     it('gives a model an actionable error for an unknown company id', async () => {
       const res = await mcp.callTool({
         name: 'get_company',

@@ -50,7 +50,7 @@ describe('the tool registry', () => {
     }
   });
 
-  it('lists the 24 tools of the spec over MCP, and the two writes only when MCP_WRITE_TOOLS is on', () => {
+  it('lists the 24 tools of the spec and the portfolio tools over MCP, and the two writes only when MCP_WRITE_TOOLS is on', () => {
     const reads = mcpTools({ writeTools: false }).map((t) => t.name);
     expect(reads.sort()).to.deep.equal(
       [
@@ -65,6 +65,7 @@ describe('the tool registry', () => {
         'get_excel_plugin_guide',
         'get_financing_events',
         'get_metrics_options',
+        'get_portfolio_overview',
         'get_securities',
         'get_share_classes',
         'get_transactions',
@@ -76,6 +77,7 @@ describe('the tool registry', () => {
         'list_information_requests',
         'list_notes',
         'list_users',
+        'screen_companies',
         'search_companies',
         'whoami',
       ].sort(),

@@ -2,6 +2,8 @@ import { getCompanyFinancialSummary } from './analytics/get-company-financial-su
 import { getCompanyNotesSummary } from './analytics/get-company-notes-summary.ts';
 import { getCompanyPerformance } from './analytics/get-company-performance.ts';
 import { getExcelPluginGuide } from './analytics/get-excel-plugin-guide.ts';
+import { getPortfolioOverview } from './analytics/get-portfolio-overview.ts';
+import { screenCompanies } from './analytics/screen-companies.ts';
 import { listBudgets } from './budgets/list-budgets.ts';
 import { addFinancingRounds } from './cap-table/add-financing-rounds.ts';
 import { getFinancingEvents } from './cap-table/get-financing-events.ts';
@@ -64,6 +66,9 @@ export const registry: readonly AnyTool[] = [
   getCompanyFinancialSummary,
   getCompanyNotesSummary,
   getExcelPluginGuide,
+  // Portfolio
+  getPortfolioOverview,
+  screenCompanies,
   // Cap table
   getShareClasses,
   getFinancingEvents,

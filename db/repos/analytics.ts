@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { standardCategoryId } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
-import { bool, scoped } from './util.ts';
+import { bool, chunk, scoped } from './util.ts';
 
 /** One reported value of a standard category, as the analytics tools read it. */
 export interface AnalyticsDatum {
@@ -21,6 +21,17 @@ export interface FxRateRow {
   to_currency: string;
   date: string;
   rate: string;
+}
+
+export interface LatestRequest {
+  id: string;
+  name: string;
+  due_date: string;
+}
+
+export interface RequestReport {
+  company_id: string;
+  submitted_at: string | null;
 }
 
 export interface NotesOverview {
@@ -61,6 +72,15 @@ export function analyticsRepo(db: Knex) {
       .whereNull('metric_data.budget_id');
   }
 
+  function reportedMany(scope: Scope, companyIds: readonly string[], categories?: readonly string[]) {
+    const qb = scoped(db('metric_data'), scope, 'metric_data')
+      .whereIn('metric_data.company_id', companyIds as string[])
+      .whereNull('metric_data.deleted_at')
+      .whereNull('metric_data.budget_id');
+    if (categories) qb.whereIn('metric_data.category_id', categories.map(standardCategoryId));
+    return qb;
+  }
+
   function notes(scope: Scope, companyId: string) {
     return scoped(db('notes'), scope, 'notes').where('notes.company_id', companyId);
   }
@@ -72,6 +92,107 @@ export function analyticsRepo(db: Knex) {
         | { d: string | null }
         | undefined;
       return row?.d ?? null;
+    },
+
+    /**
+     * Per company, the date of its newest actual (non-budget) value: of these standard categories, or of
+     * any category when none are given. Companies without data are absent.
+     */
+    async latestDates(
+      scope: Scope,
+      companyIds: readonly string[],
+      categories?: readonly string[],
+    ): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      for (const ids of chunk(companyIds, 500)) {
+        // One newest-row probe per company down the (company_id, date) index, instead of a scan of all rows.
+        const newest = db('metric_data as m')
+          .whereRaw('m.company_id = companies.id')
+          .whereNull('m.deleted_at')
+          .whereNull('m.budget_id')
+          .orderBy('m.date', 'desc')
+          .limit(1)
+          .select('m.date');
+        if (categories) newest.whereIn('m.category_id', categories.map(standardCategoryId));
+        const rows = (await scoped(db('companies'), scope, 'companies', 'id')
+          .whereIn('companies.id', ids as string[])
+          .select('companies.id', newest.as('d'))) as { id: string; d: string | null }[];
+        for (const r of rows) if (r.d) out.set(r.id, r.d);
+      }
+      return out;
+    },
+
+    /** Every reported value of many companies in each category of `since`, dated on or after its date. */
+    async seriesMany(
+      scope: Scope,
+      companyIds: readonly string[],
+      since: ReadonlyMap<string, string>,
+    ): Promise<(AnalyticsDatum & { company_id: string })[]> {
+      const categories = [...since.keys()];
+      const names = new Map(categories.map((c) => [standardCategoryId(c), c]));
+      const out: (AnalyticsDatum & { company_id: string })[] = [];
+      const byFrom = new Map<string, string[]>();
+      for (const [category, from] of since) byFrom.set(from, [...(byFrom.get(from) ?? []), category]);
+      // One query per chunk of companies and start date: each a range scan of the (company, category, date) index.
+      const queries = chunk(companyIds, 500).flatMap((ids) =>
+        [...byFrom].map((entry) => [ids, ...entry] as const),
+      );
+      for (const [ids, from, group] of queries) {
+        const rows = (await reportedMany(scope, ids, group)
+          .where('metric_data.date', '>=', from)
+          .select(
+            'metric_data.id',
+            'metric_data.company_id',
+            'metric_data.category_id',
+            'metric_data.cadence',
+            'metric_data.date',
+            'metric_data.value',
+            'metric_data.currency',
+            'metric_data.archived',
+            'metric_data.created_at',
+            'metric_data.updated_at',
+          )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & {
+          company_id: string;
+          category_id: string;
+          archived: unknown;
+        })[];
+        for (const { category_id, ...r } of rows) {
+          out.push({ ...r, category: names.get(category_id)!, archived: bool(r.archived) });
+        }
+      }
+      return out;
+    },
+
+    /**
+     * The firm's information request with the latest due date on or before `today`, with the report
+     * of each visible company asked in it.
+     */
+    async latestDueRequest(
+      scope: Scope,
+      today: string,
+    ): Promise<{ request: LatestRequest; reports: RequestReport[] } | null> {
+      const request = (await db('information_requests')
+        .where('firm_id', scope.firmId)
+        .where('due_date', '<=', today)
+        .orderBy([
+          { column: 'due_date', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .select('id', 'name', 'due_date')
+        .first()) as LatestRequest | undefined;
+      if (!request) return null;
+      const reports = (await scoped(db('information_reports'), scope, 'information_reports')
+        .where('information_reports.information_request_id', request.id)
+        .select('information_reports.company_id', 'information_reports.submitted_at')) as RequestReport[];
+      return { request, reports };
+    },
+
+    /** Every rate of the firm into `to`, ordered by currency and date. */
+    async allFxRates(firmId: string, to: string): Promise<FxRateRow[]> {
+      return (await db('fx_rates')
+        .where({ firm_id: firmId, to_currency: to })
+        .orderBy([{ column: 'from_currency' }, { column: 'date' }])
+        .select('from_currency', 'to_currency', 'date', 'rate')) as FxRateRow[];
     },
 
     /** Every reported value of these standard categories dated within [from, to], oldest first. */

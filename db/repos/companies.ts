@@ -32,6 +32,12 @@ export interface CompanyFilter {
   name?: string;
   sector?: string;
   city?: string;
+  /** Exact status, case-insensitive (active, exited, written-off …). */
+  status?: string;
+  /** Exact sector, case-insensitive. */
+  sectorIs?: string;
+  fundId?: string;
+  reportingCurrency?: string;
 }
 
 export function companiesRepo(db: Knex) {
@@ -53,17 +59,42 @@ export function companiesRepo(db: Knex) {
     return rows.map((r) => ({ ...r, invested_fund_ids: byCompany.get(r.id) ?? [] }));
   }
 
+  function filtered(scope: Scope, filter: CompanyFilter) {
+    const base = scoped(db('companies'), scope, 'companies', 'id');
+    if (filter.ids) base.whereIn('companies.id', filter.ids);
+    if (filter.name) whereContains(base, 'companies.name', filter.name);
+    if (filter.sector) whereContains(base, 'companies.sector', filter.sector);
+    if (filter.city) whereContains(base, 'companies.city', filter.city);
+    if (filter.status) base.whereRaw('lower(companies.status) = ?', [filter.status.toLowerCase()]);
+    if (filter.sectorIs) base.whereRaw('lower(companies.sector) = ?', [filter.sectorIs.toLowerCase()]);
+    if (filter.reportingCurrency) base.where('companies.reporting_currency', filter.reportingCurrency);
+    if (filter.fundId) {
+      base.whereIn('companies.id', db('company_funds').where('fund_id', filter.fundId).select('company_id'));
+    }
+    return base;
+  }
+
   return {
     async list(scope: Scope, filter: CompanyFilter, page: Page): Promise<Counted<CompanyWithFunds>> {
-      const base = scoped(db('companies'), scope, 'companies', 'id');
-      if (filter.ids) base.whereIn('companies.id', filter.ids);
-      if (filter.name) whereContains(base, 'companies.name', filter.name);
-      if (filter.sector) whereContains(base, 'companies.sector', filter.sector);
-      if (filter.city) whereContains(base, 'companies.city', filter.city);
+      const base = filtered(scope, filter);
       const result = await countAndPage<CompanyRow>(base, page, (qb) =>
         qb.orderBy([{ column: 'companies.name' }, { column: 'companies.id' }]),
       );
       return { count: result.count, rows: await withFunds(result.rows) };
+    },
+    /** Every visible company matching the filter, ordered by name (for portfolio-wide computations). */
+    async all(scope: Scope, filter: CompanyFilter): Promise<CompanyRow[]> {
+      return (await filtered(scope, filter).orderBy([
+        { column: 'companies.name' },
+        { column: 'companies.id' },
+      ])) as CompanyRow[];
+    },
+    /** The distinct statuses and sectors of the visible companies, for error messages. */
+    async distinctValues(scope: Scope, column: 'status' | 'sector' | 'city'): Promise<string[]> {
+      const rows = (await scoped(db('companies'), scope, 'companies', 'id')
+        .distinct(`companies.${column} as v`)
+        .orderBy('v')) as { v: string }[];
+      return rows.map((r) => r.v).filter((v) => v !== '');
     },
     /** One visible company by id or slug, without its funds (a lookup, not a result). */
     async find(scope: Scope, by: { id: string } | { slug: string }): Promise<CompanyRow | undefined> {

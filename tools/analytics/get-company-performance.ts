@@ -9,9 +9,11 @@ import {
   companyIdInput,
   conversionOf,
   conversionOutput,
+  convertAmount,
   emptySource,
   figure,
   growth,
+  isStock,
   latestFigure,
   latestIn,
   loadCompanyData,
@@ -27,7 +29,9 @@ import {
   observedText,
   period,
   sourceOf,
+  ttmGrowth,
   unitOf,
+  withConverted,
 } from './series.ts';
 
 const CATEGORIES = [
@@ -42,13 +46,16 @@ const CATEGORIES = [
 type Category = (typeof CATEGORIES)[number];
 
 const DEFINITIONS =
-  'Growth (mom, qoq, yoy) = (latest − base) / base × 100, in percent with 2 decimals, where latest is the ' +
-  "series' latest value in the window and base is the value exactly 1, 3 or 12 months before it in the same " +
-  'series (no interpolation; the base may lie before the window). A missing, zero or negative base gives ' +
-  'null with the reason. cmgr = ((last / first)^(1/n) − 1) × 100, the compound monthly growth rate between ' +
-  'the first and the latest value in the window, n months apart. Each series uses one cadence only: ' +
-  'point_in_time for stocks, monthly rows for flows, or quarterly (then yearly) rows when a flow has no ' +
-  'monthly rows in the window. Months without a value are null points (gaps), never zeros. Deleted and ' +
+  "Growth (mom, qoq, yoy_month) = (latest − base) / base × 100, where latest is the series' latest value in " +
+  'the window and base is the value exactly 1, 3 or 12 months before it in the same series (no interpolation; ' +
+  'the base may lie before the window). yoy of a flow (revenue, net burn, EBITDA) = (TTM − previous TTM) / ' +
+  'previous TTM × 100, the 12 months ending at the latest value over the 12 months before them; yoy of a stock ' +
+  '(ARR, cash, headcount, gross margin) equals yoy_month. cmgr = ((latest / base)^(1/months) − 1) × 100 with ' +
+  'base the value `months` months before the latest: a window of `months` months spans `months` monthly ' +
+  'intervals. A missing, zero or negative base gives null with the reason. Every percentage, growth or stored ' +
+  '(gross_margin 0.25 reads 25.00), is in percent with 2 decimals (12.50 = 12.5 %). Each series uses one ' +
+  'cadence only: point_in_time for stocks, monthly rows for flows, or quarterly (then yearly) rows when a flow ' +
+  'has no monthly rows in the window. Months without a value are null points (gaps), never zeros. Deleted and ' +
   'budget data are left out; archived data counts, a current row winning over an archived one.';
 
 const Point = z.object({
@@ -57,6 +64,12 @@ const Point = z.object({
   date: z.string().nullable().describe('Date of the data point used, YYYY-MM-DD.'),
   datum_id: z.string().nullable().describe('Id of the data point used.'),
   reason: z.string().nullable().describe('Why a reported value is null (e.g. no FX rate); null otherwise.'),
+  converted_value: z
+    .string()
+    .nullable()
+    .describe(
+      "Money: value in the firm's currency at the latest rate on or before the month's end; else null.",
+    ),
 });
 
 const Series = z.object({
@@ -73,8 +86,13 @@ const Series = z.object({
   latest: LatestFigure.describe('The latest value in the window.'),
   mom: Figure.describe('Month-on-month growth of the latest value, percent.'),
   qoq: Figure.describe('Growth over the value 3 months earlier, percent.'),
-  yoy: Figure.describe('Growth over the value 12 months earlier, percent.'),
-  cmgr: Figure.describe('Compound monthly growth rate over the window, percent.'),
+  yoy: Figure.describe(
+    'Year-on-year growth, percent: TTM over the previous TTM for a flow; as yoy_month for a stock.',
+  ),
+  yoy_month: Figure.describe('Growth of the latest value over the value 12 months earlier, percent.'),
+  cmgr: Figure.describe(
+    'Compound monthly growth rate over the `months` intervals ending at the latest value, percent.',
+  ),
 });
 
 export const getCompanyPerformance = defineTool({
@@ -107,16 +125,18 @@ export const getCompanyPerformance = defineTool({
   }),
   annotations: readOnly,
   async handler(ctx, input) {
-    // Growth of a value early in the window needs data up to 12 months before the window starts.
+    // The previous TTM of a value early in the window, on quarterly rows, reaches 26 months before the
+    // window starts; the CMGR base lies `months` months before the latest value.
     const data = await loadCompanyData(
       ctx,
       input.company_id,
       CATEGORIES,
-      (asOf) => asOf - input.months + 1 - 12,
+      (asOf) => asOf - input.months + 1 - Math.max(26, input.months),
     );
     const end = data.asOf;
     const start = end === null ? null : end - input.months + 1;
     const series = {} as Record<Category, z.input<typeof Series>>;
+    const preferred = ctx.principal.firm.preferred_currency;
     for (const category of CATEGORIES) {
       const unit = unitOf(category);
       const currency = unit === 'money' ? data.currency : null;
@@ -135,12 +155,19 @@ export const getCompanyPerformance = defineTool({
         unit,
         currency,
         cadence: chosen.cadence,
-        points: points(chosen, latest, start, end),
-        latest: latestFigure(category, unit, currency, chosen, latest),
+        points: points(chosen, latest, start, end, (value, month) =>
+          unit === 'money'
+            ? (convertAmount(value, currency, month, preferred, data.rates)?.value ?? null)
+            : null,
+        ),
+        latest: withConverted(latestFigure(category, unit, currency, chosen, latest), preferred, data.rates),
         mom: growth(category, chosen, latest, 1, 'month-on-month'),
         qoq: growth(category, chosen, latest, 3, 'quarter-on-quarter'),
-        yoy: growth(category, chosen, latest, 12, 'year-on-year'),
-        cmgr: cmgr(category, chosen, start, end),
+        yoy: isStock(category)
+          ? growth(category, chosen, latest, 12, 'year-on-year')
+          : ttmGrowth(category, data.byCategory.get(category) ?? [], latest.month),
+        yoy_month: growth(category, chosen, latest, 12, 'year-on-year'),
+        cmgr: cmgr(category, chosen, latest, input.months),
       };
     }
     return {
@@ -167,12 +194,19 @@ function emptySeries(category: string, unit: Unit, currency: string | null, reas
     mom: noGrowth,
     qoq: noGrowth,
     yoy: noGrowth,
+    yoy_month: noGrowth,
     cmgr: noGrowth,
   };
 }
 
 /** Every month of the window (every quarter or year, aligned on the latest row, for coarser cadences). */
-function points(chosen: Chosen, latest: Observation, start: Month, end: Month) {
+function points(
+  chosen: Chosen,
+  latest: Observation,
+  start: Month,
+  end: Month,
+  convert: (value: string | null, month: string) => string | null,
+) {
   const months =
     chosen.step === 1
       ? monthRange(start, end)
@@ -187,45 +221,53 @@ function points(chosen: Chosen, latest: Observation, start: Month, end: Month) {
       date: o?.date ?? null,
       datum_id: o?.id ?? null,
       reason: o && !o.value ? o.reason : null,
+      converted_value: convert(o ? observedText(o) : null, monthText(m)),
     };
   });
 }
 
 /**
- * ((last / first)^(1/n) − 1) × 100 between the first and latest values of the window. A fractional power
- * has no exact decimal form, so this one figure goes through Number and is rounded to 2 decimals.
+ * ((latest / base)^(1/months) − 1) × 100 with base the value exactly `months` months before the latest. A
+ * fractional power has no exact decimal form, so this one figure goes through Number, rounded to 2 decimals.
  */
-function cmgr(category: string, chosen: Chosen, start: Month, end: Month) {
-  const inWindow = [...chosen.byMonth.values()].filter((o) => o.month >= start && o.month <= end);
-  inWindow.sort((a, b) => a.month - b.month);
-  const first = inWindow[0];
-  const last = inWindow[inWindow.length - 1];
-  if (!first || !last || first === last) {
+function cmgr(category: string, chosen: Chosen, latest: Observation, months: number) {
+  const baseMonth = latest.month - months;
+  const when = period(baseMonth, latest.month);
+  if (months % chosen.step !== 0) {
     return nullFigure(
       'percent',
       null,
-      `CMGR needs two ${category} values at least one month apart in the window`,
-      sourceOf([category], chosen.cadence, inWindow),
+      `${category} is reported per ${chosen.cadence}; a CMGR over ${months} months needs a value ${months} months before the latest`,
+      sourceOf([category], chosen.cadence, [latest]),
+      when,
     );
   }
-  const when = period(first.month, last.month);
-  const source = sourceOf([category], chosen.cadence, [first, last]);
-  if (!first.value || !last.value) {
-    return nullFigure('percent', null, (first.value ? last : first).reason ?? 'value missing', source, when);
-  }
-  const bad = badBase(first.value, `${category} ${monthText(first.month)}`);
-  if (bad) return nullFigure('percent', null, bad, source, when);
-  if (D.sign(last.value) < 0) {
+  const base = chosen.byMonth.get(baseMonth);
+  if (!base) {
     return nullFigure(
       'percent',
       null,
-      `latest value is negative (${D.toText(last.value)}); a compound rate needs a non-negative end value`,
+      `no ${category} value ${months} months before the latest (${monthText(baseMonth)}); CMGR over ${months} months needs it`,
+      sourceOf([category], chosen.cadence, [latest]),
+      when,
+    );
+  }
+  const source = sourceOf([category], chosen.cadence, [base, latest]);
+  if (!base.value || !latest.value) {
+    return nullFigure('percent', null, (base.value ? latest : base).reason ?? 'value missing', source, when);
+  }
+  const bad = badBase(base.value, `${category} ${monthText(baseMonth)}`);
+  if (bad) return nullFigure('percent', null, bad, source, when);
+  if (D.sign(latest.value) < 0) {
+    return nullFigure(
+      'percent',
+      null,
+      `latest value is negative (${D.toText(latest.value)}); a compound rate needs a non-negative end value`,
       source,
       when,
     );
   }
-  const n = last.month - first.month;
-  const ratio = D.toNumber(D.div(last.value, first.value, 12));
-  const rate = (ratio ** (1 / n) - 1) * 100;
+  const ratio = D.toNumber(D.div(latest.value, base.value, 12));
+  const rate = (ratio ** (1 / months) - 1) * 100;
   return figure(D.readDecimal(rate.toFixed(2)), 'percent', null, when, source);
 }

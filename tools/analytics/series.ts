@@ -7,6 +7,7 @@ import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { ToolContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
 import {
+  type Converted,
   type Figure,
   FxRateUsed,
   type LatestFigure,
@@ -79,7 +80,7 @@ const categoryInfo = new Map(STANDARD_CATEGORIES.map((c) => [c.name, c]));
 export function unitOf(category: string): Unit {
   const kind = categoryInfo.get(category)?.kind;
   if (kind === 'currency') return 'money';
-  if (kind === 'percentage') return 'fraction';
+  if (kind === 'percentage') return 'percent';
   if (kind === 'months') return 'months';
   if (kind === 'multiple') return 'multiple';
   return 'number';
@@ -110,6 +111,7 @@ export interface Observation {
   /** Null when the stored text is not a number or no FX rate could convert it. */
   value: D.Decimal | null;
   reason: string | null;
+  /** Converted from another currency, or a stored fraction scaled to percent: shown with 2 decimals. */
   converted: boolean;
 }
 
@@ -123,6 +125,8 @@ export interface CompanyData {
   currencyNote: string;
   fxRatesUsed: FxRateUsed[];
   byCategory: Map<string, Observation[]>;
+  /** Rates into the firm's preferred currency by source currency, for converting the money figures. */
+  rates: Map<string, FxRateRow[]>;
 }
 
 function findRate(rates: readonly FxRateRow[], date: string): FxRateRow | undefined {
@@ -165,6 +169,7 @@ export async function loadCompanyData(
       currencyNote: 'no data reported for these categories',
       fxRatesUsed: [],
       byCategory,
+      rates: new Map(),
     };
   }
   const asOf = monthOf(latest);
@@ -172,21 +177,61 @@ export async function loadCompanyData(
   const to = lastDay(asOf);
   const rows = await ctx.repos.analytics.series(scope, company.id, categories, from, to);
 
-  const currencyOf = (r: AnalyticsDatum) => r.currency ?? company.reporting_currency;
-  const isMoney = (r: AnalyticsDatum) => unitOf(r.category) === 'money';
-  const currencies = [...new Set(rows.filter(isMoney).map(currencyOf))].sort();
+  const currencies = moneyCurrencies(rows, company.reporting_currency);
   const preferred = firm.preferred_currency;
-  const convert = currencies.length > 1;
-  const ratesByCurrency = new Map<string, FxRateRow[]>();
-  if (convert) {
-    const others = currencies.filter((c) => c !== preferred);
-    for (const r of await ctx.repos.analytics.fxRates(firm.id, preferred, others, from, to)) {
-      const list = ratesByCurrency.get(r.from_currency) ?? [];
-      list.push(r);
-      ratesByCurrency.set(r.from_currency, list);
-    }
+  const others = currencies.length > 1 ? currencies.filter((c) => c !== preferred) : [];
+  const rates =
+    others.length > 0 ? await ctx.repos.analytics.fxRates(firm.id, preferred, others, from, to) : [];
+  const data = toCompanyData(rows, company.reporting_currency, preferred, ratesByCurrency(rates));
+  // Money figures in the company's one currency are also given in the firm's, at the rate of their date.
+  const figureRates =
+    data.currency && data.currency !== preferred
+      ? ratesByCurrency(await ctx.repos.analytics.fxRates(firm.id, preferred, [data.currency], from, to))
+      : new Map<string, FxRateRow[]>();
+  return { ...base, ...data, asOf, rates: figureRates };
+}
+
+const isMoney = (r: AnalyticsDatum) => unitOf(r.category) === 'money';
+
+function moneyCurrencies(rows: readonly AnalyticsDatum[], reporting: string): string[] {
+  return [...new Set(rows.filter(isMoney).map((r) => r.currency ?? reporting))].sort();
+}
+
+/** Rates grouped by source currency, each list ordered by date. */
+export function ratesByCurrency(rates: readonly FxRateRow[]): Map<string, FxRateRow[]> {
+  const out = new Map<string, FxRateRow[]>();
+  for (const r of rates) {
+    const list = out.get(r.from_currency) ?? [];
+    list.push(r);
+    out.set(r.from_currency, list);
   }
+  return out;
+}
+
+/** The latest rate on or before `date` from a date-ordered list. */
+export function rateOn(rates: readonly FxRateRow[] | undefined, date: string): FxRateRow | undefined {
+  return findRate(rates ?? [], date);
+}
+
+/**
+ * One company's rows in one currency: as reported when it uses one currency, otherwise converted into
+ * the firm's preferred currency at the latest rate on or before each value's date. Shared by the
+ * per-company tools and the portfolio screen so both compute from the same observations.
+ */
+export function toCompanyData(
+  rows: readonly AnalyticsDatum[],
+  reporting: string,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): Pick<CompanyData, 'currency' | 'currencyNote' | 'fxRatesUsed' | 'byCategory' | 'rates'> & {
+  asOf: Month | null;
+} {
+  const byCategory = new Map<string, Observation[]>();
+  const currencyOf = (r: AnalyticsDatum) => r.currency ?? reporting;
+  const currencies = moneyCurrencies(rows, reporting);
+  const convert = currencies.length > 1;
   const used = new Map<string, FxRateUsed>();
+  let asOf: Month | null = null;
 
   for (const r of rows) {
     const parsed = D.readDecimal(r.value);
@@ -205,9 +250,15 @@ export async function loadCompanyData(
         : `data point ${r.id} (${r.category}, ${r.date}) holds "${r.value}", not a number`,
       converted: false,
     };
+    if (asOf === null || obs.month > asOf) asOf = obs.month;
+    // Stored percentages are fractions (0.25); every analytics percentage is in percent (25.00).
+    if (parsed && unitOf(r.category) === 'percent') {
+      obs.value = D.mul(parsed, D.fromInteger(100));
+      obs.converted = true;
+    }
     const currency = currencyOf(r);
     if (parsed && convert && isMoney(r) && currency !== preferred) {
-      const rate = findRate(ratesByCurrency.get(currency) ?? [], r.date);
+      const rate = findRate(rates.get(currency) ?? [], r.date);
       const factor = rate && D.readDecimal(rate.rate);
       if (rate && factor) {
         obs.value = D.mul(parsed, factor);
@@ -225,7 +276,9 @@ export async function loadCompanyData(
           `(${r.category}) cannot be converted`;
       }
     }
-    byCategory.get(r.category)?.push(obs);
+    const list = byCategory.get(r.category) ?? [];
+    list.push(obs);
+    byCategory.set(r.category, list);
   }
 
   const currency = convert ? preferred : (currencies[0] ?? null);
@@ -238,7 +291,7 @@ export async function loadCompanyData(
   const fxRatesUsed = [...used.values()].sort(
     (a, b) => a.from_currency.localeCompare(b.from_currency) || a.date.localeCompare(b.date),
   );
-  return { ...base, asOf, currency, currencyNote, fxRatesUsed, byCategory };
+  return { asOf, currency, currencyNote, fxRatesUsed, byCategory, rates };
 }
 
 /** Of two rows for the same month: the current one, then the later date, then the later edit. */
@@ -350,6 +403,7 @@ export function figure(
     period: when,
     source,
     reason: value === null ? (reason ?? 'not computed') : null,
+    converted: null,
   };
 }
 
@@ -390,6 +444,7 @@ export function latestFigure(
     period: when,
     source,
     reason: latest.value ? null : latest.reason,
+    converted: null,
     date: latest.date,
   };
 }
@@ -512,4 +567,74 @@ function total(categories: string[], cadence: string, rows: Observation[], when:
   const bad = rows.find((o) => !o.value);
   if (bad) return { total: null, reason: bad.reason, period: when, source };
   return { total: D.sum(rows.map((o) => o.value!)), reason: null, period: when, source };
+}
+
+/**
+ * Year-on-year growth of a flow: the trailing twelve months ending at `end` over the twelve months before
+ * them, (TTM − previous TTM) / previous TTM × 100. Null with the reason when either sum is incomplete or
+ * the earlier one is not positive.
+ */
+export function ttmGrowth(category: string, observations: readonly Observation[], end: Month): Figure {
+  const now = trailingSum(category, observations, end, 12);
+  const before = trailingSum(category, observations, end - 12, 12);
+  const source = mergeSources(before.source, now.source);
+  const when = { from: before.period?.from ?? monthText(end - 23), to: now.period?.to ?? monthText(end) };
+  if (now.total === null) {
+    return nullFigure('percent', null, `TTM ${category} to ${monthText(end)}: ${now.reason}`, source, when);
+  }
+  if (before.total === null) {
+    return nullFigure(
+      'percent',
+      null,
+      `TTM ${category} to ${monthText(end - 12)}: ${before.reason}`,
+      source,
+      when,
+    );
+  }
+  const bad = badBase(before.total, `TTM ${category} to ${monthText(end - 12)}`);
+  if (bad) return nullFigure('percent', null, bad, source, when);
+  return figure(percentChange(before.total, now.total), 'percent', null, when, source);
+}
+
+/**
+ * A money amount of `currency` as of the end of `month` in the firm's preferred currency, at the latest
+ * rate on or before that day; null for a null amount.
+ */
+export function convertAmount(
+  value: string | null,
+  currency: string | null,
+  month: string | null,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): Converted | null {
+  if (value === null || currency === null || month === null) return null;
+  if (currency === preferred) {
+    return { value, currency: preferred, fx_rate: '1', fx_rate_date: null, reason: null };
+  }
+  const date = lastDay(monthOf(`${month}-01`));
+  const rate = rateOn(rates.get(currency), date);
+  const factor = rate && D.readDecimal(rate.rate);
+  const amount = D.readDecimal(value);
+  if (!rate || !factor || !amount) {
+    return {
+      value: null,
+      currency: preferred,
+      fx_rate: null,
+      fx_rate_date: null,
+      reason: `no ${currency}→${preferred} FX rate on or before ${date} is known`,
+    };
+  }
+  return {
+    value: D.toFixed(D.mul(amount, factor), 2),
+    currency: preferred,
+    fx_rate: rate.rate,
+    fx_rate_date: rate.date,
+    reason: null,
+  };
+}
+
+/** The figure with its money also in the firm's preferred currency. */
+export function withConverted<F extends Figure>(f: F, preferred: string, rates: Map<string, FxRateRow[]>): F {
+  if (f.unit !== 'money') return f;
+  return { ...f, converted: convertAmount(f.value, f.currency, f.period?.to ?? null, preferred, rates) };
 }

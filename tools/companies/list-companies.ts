@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { Company, toCompany } from '../schemas/company.ts';
+import { checkStatus, statusInput } from '../schemas/company-status.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 export const listCompanies = defineTool({
@@ -14,13 +15,15 @@ export const listCompanies = defineTool({
     ...pageFields,
     ids: z.array(z.string()).optional().describe('Only these company ids; unknown ids are simply absent.'),
     name: z.string().optional().describe('Case-insensitive substring of the company name.'),
+    status: statusInput,
   }),
   output: listOf(Company),
   annotations: readOnly,
   async handler(ctx, input) {
+    await checkStatus(ctx, input.status);
     const counted = await ctx.repos.companies.list(
       ctx.principal.scope,
-      { ids: input.ids, name: input.name },
+      { ids: input.ids, name: input.name, status: input.status },
       toPage(input),
     );
     return pageResult(input, counted, toCompany);

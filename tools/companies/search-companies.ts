@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { Company, toCompany } from '../schemas/company.ts';
+import { checkStatus, statusInput } from '../schemas/company-status.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 const text = (what: string) =>
@@ -18,14 +19,16 @@ export const searchCompanies = defineTool({
     name_contains: text('name'),
     sector: text('sector'),
     city: text('city'),
+    status: statusInput,
     ...pageFields,
   }),
   output: listOf(Company),
   annotations: readOnly,
   async handler(ctx, input) {
+    await checkStatus(ctx, input.status);
     const counted = await ctx.repos.companies.list(
       ctx.principal.scope,
-      { name: input.name_contains, sector: input.sector, city: input.city },
+      { name: input.name_contains, sector: input.sector, city: input.city, status: input.status },
       toPage(input),
     );
     return pageResult(input, counted, toCompany);

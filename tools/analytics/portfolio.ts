@@ -1,0 +1,153 @@
+// Portfolio-wide reads for the screen and overview tools: every visible company's summary figures from a
+// handful of set-based queries, computed by the same function as get_company_financial_summary.
+import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
+import type { CompanyFilter, CompanyRow } from '../../db/repos/companies.ts';
+import type { ToolContext } from '../context.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
+import { checkStatus } from '../schemas/company-status.ts';
+import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
+import { PORTFOLIO_LOOKBACK, SUMMARY_CATEGORIES, type Summary, summarize } from './financial-summary.ts';
+import {
+  type CompanyData,
+  convertAmount,
+  firstDay,
+  type Month,
+  monthOf,
+  ratesByCurrency,
+  toCompanyData,
+} from './series.ts';
+
+/** A company is stale when its newest actual data is older than this many months before the firm's newest. */
+export const STALE_AFTER_MONTHS = 3;
+
+export interface PortfolioCompany {
+  company: CompanyRow;
+  /** Newest month with any actual (non-budget) data; null when none. */
+  lastReported: Month | null;
+  stale: boolean;
+  data: CompanyData;
+  summary: Summary;
+}
+
+export interface Portfolio {
+  preferred: string;
+  /** Newest month with actual data over every visible company; null when there is none. */
+  firmLatest: Month | null;
+  companies: PortfolioCompany[];
+  rates: Map<string, FxRateRow[]>;
+}
+
+export interface PortfolioFilter {
+  status?: string;
+  sector?: string;
+  fund_id?: string;
+  reporting_currency?: string;
+}
+
+/** Rejects a fund, status or sector the caller cannot match, naming the valid ones. */
+async function checkFilter(ctx: ToolContext, filter: PortfolioFilter): Promise<void> {
+  const { scope, firm } = ctx.principal;
+  if (filter.fund_id && !(await ctx.repos.funds.get(firm.id, filter.fund_id))) {
+    throw new NotFound(`no fund with id ${filter.fund_id}; call list_funds for valid ids`);
+  }
+  await checkStatus(ctx, filter.status);
+  if (filter.sector !== undefined) {
+    const sectors = await ctx.repos.companies.distinctValues(scope, 'sector');
+    if (!sectors.some((s) => s.toLowerCase() === filter.sector!.toLowerCase())) {
+      throw new InvalidInput(`sector must be one of: ${sectors.join(', ')}`, [
+        { field: 'sector', message: `must be one of: ${sectors.join(', ')}` },
+      ]);
+    }
+  }
+}
+
+/** Every visible company matching the filter, with its summary figures and staleness. */
+export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): Promise<Portfolio> {
+  await checkFilter(ctx, filter);
+  const { scope, firm } = ctx.principal;
+  const preferred = firm.preferred_currency;
+  const visible = await ctx.repos.companies.all(scope, {});
+  const companyFilter: CompanyFilter = {
+    status: filter.status,
+    sectorIs: filter.sector,
+    fundId: filter.fund_id,
+    reportingCurrency: filter.reporting_currency,
+  };
+  const selected = await ctx.repos.companies.all(scope, companyFilter);
+  const ids = selected.map((c) => c.id);
+
+  // The firm's newest month is over every visible company, so a filter never changes staleness.
+  const lastActual = await ctx.repos.analytics.latestDates(
+    scope,
+    visible.map((c) => c.id),
+  );
+  let firmLatest: Month | null = null;
+  for (const d of lastActual.values()) firmLatest = Math.max(firmLatest ?? 0, monthOf(d));
+
+  const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, SUMMARY_CATEGORIES);
+  // One series query per distinct as-of month (most companies share their latest month).
+  const groups = new Map<Month, string[]>();
+  for (const [id, d] of asOfDates) {
+    const asOf = monthOf(d);
+    groups.set(asOf, [...(groups.get(asOf) ?? []), id]);
+  }
+  const rowsByCompany = new Map<string, AnalyticsDatum[]>();
+  for (const [asOf, group] of groups) {
+    const since = new Map([...PORTFOLIO_LOOKBACK].map(([c, back]) => [c, firstDay(asOf - back)]));
+    for (const { company_id, ...r } of await ctx.repos.analytics.seriesMany(scope, group, since)) {
+      const list = rowsByCompany.get(company_id) ?? [];
+      list.push(r);
+      rowsByCompany.set(company_id, list);
+    }
+  }
+  const rates = ratesByCurrency(await ctx.repos.analytics.allFxRates(firm.id, preferred));
+
+  const companies = selected.map((company): PortfolioCompany => {
+    const converted = toCompanyData(
+      rowsByCompany.get(company.id) ?? [],
+      company.reporting_currency,
+      preferred,
+      rates,
+    );
+    const asOf = asOfDates.get(company.id);
+    // The as-of month comes from every summary category, as in get_company_financial_summary.
+    const data: CompanyData = {
+      companyId: company.id,
+      companyName: company.name,
+      ...converted,
+      asOf: asOf ? monthOf(asOf) : null,
+    };
+    const last = lastActual.get(company.id);
+    const lastReported = last ? monthOf(last) : null;
+    return {
+      company,
+      lastReported,
+      stale: lastReported === null || (firmLatest !== null && lastReported < firmLatest - STALE_AFTER_MONTHS),
+      data,
+      summary: summarize(data, 12),
+    };
+  });
+  return { preferred, firmLatest, companies, rates };
+}
+
+/** A summary figure with money also in the firm's currency, at the rate on or before the end of its month. */
+export function portfolioFigure(
+  f: Figure,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): PortfolioFigure {
+  const asOf = f.period?.to ?? null;
+  const money = f.unit === 'money';
+  const converted = money ? convertAmount(f.value, f.currency, asOf, preferred, rates) : null;
+  return {
+    value: f.value,
+    unit: f.unit,
+    as_of_month: asOf,
+    currency: money ? f.currency : null,
+    converted_value: converted?.value ?? null,
+    converted_currency: money ? preferred : null,
+    fx_rate: converted?.fx_rate ?? null,
+    fx_rate_date: converted?.fx_rate_date ?? null,
+    reason: f.reason ?? converted?.reason ?? null,
+  };
+}
