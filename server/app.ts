@@ -22,6 +22,7 @@ import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
 import { rejectDeepJson } from './json-depth.ts';
+import { refuseJsonRpcBatch } from './mcp-batch.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
 
 export interface AppDeps {
@@ -147,12 +148,22 @@ export function createApp(deps: AppDeps): express.Express {
   app.use('/mcp', mcpOriginGuard(config));
   app.post(
     '/mcp',
-    json,
-    wrap(async (req, res) => {
-      const principal = await authenticate(repos, clock, req.get('Authorization'), 'mcp', {
+    // Authenticate and count the request before its body is read or any message runs.
+    (req: Request, res: Response, next: NextFunction) => {
+      authenticate(repos, clock, req.get('Authorization'), 'mcp', {
         mcpResource: mcpOAuthUrls(config.publicUrl).resource,
-      });
-      await limit(principal, res);
+      })
+        .then(async (principal) => {
+          res.locals.principal = principal;
+          await limit(principal, res);
+          next();
+        })
+        .catch(next);
+    },
+    json,
+    refuseJsonRpcBatch,
+    wrap(async (req, res) => {
+      const principal = res.locals.principal as ToolContext['principal'];
       await handleMcpRequest(
         context(res, principal),
         { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput },
