@@ -1,8 +1,40 @@
+import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import type { RunningServer } from '../server/http.ts';
+import { spawnServer } from './helpers/child-server.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
-import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { buildFixture, createApp, type Fixture } from './helpers/fixture.ts';
+import { csrfOf, registerClient, tokenRequest, WebClient } from './helpers/oauth.ts';
 import { startTestServer } from './helpers/server.ts';
+
+const redisUrl = process.env.TEST_REDIS_URL;
+
+function basic(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+}
+
+/** A random benchmarking address (RFC 2544) per call, so runs sharing one Redis never share a budget. */
+function freshAddress(): string {
+  return `198.51.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+}
+
+async function clientCredentialsToken(base: string, id: string, secret: string, address: string) {
+  const res = await fetch(`${base}/o/token/`, {
+    method: 'POST',
+    headers: {
+      Authorization: basic(id, secret),
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'X-Forwarded-For': address,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+function count(statuses: number[], status: number): number {
+  return statuses.filter((s) => s === status).length;
+}
 
 const mcpHeaders = (token: string) => ({
   Authorization: `Bearer ${token}`,
@@ -65,6 +97,118 @@ describe('limits', () => {
       }
       expect(statuses.slice(0, 5).every((s) => s === 400)).to.equal(true);
       expect(statuses[5]).to.equal(429);
+    });
+  });
+
+  describe('failure limits under concurrency (in memory)', () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startTestServer(t.db, { env: { TRUST_PROXY: 'true' } });
+    });
+    after(async () => server?.close());
+
+    it('verifies at most 10 of 30 parallel wrong client secrets at /o/token/ and refuses the rest with 429', async () => {
+      const app = await createApp(fx.repos, fx.viewer.user);
+      const address = freshAddress();
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, () => clientCredentialsToken(server.url, app.clientId, 'wrong', address)),
+      );
+      expect(count(statuses, 401)).to.be.at.most(10);
+      expect(count(statuses, 401) + count(statuses, 429)).to.equal(30);
+    });
+
+    it('verifies at most 10 of 30 parallel wrong passwords at the login form', async () => {
+      const browser = new WebClient(server.url, { 'X-Forwarded-For': freshAddress() });
+      const csrf = csrfOf((await browser.get('/login')).text);
+      const pages = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          browser.post('/login', { csrf_token: csrf, email: fx.editor.user.email, password: 'wrong' }),
+        ),
+      );
+      const statuses = pages.map((p) => p.status);
+      expect(count(statuses, 401)).to.be.at.most(10);
+      expect(count(statuses, 401) + count(statuses, 429)).to.equal(30);
+    });
+
+    it('verifies at most 10 of 30 parallel wrong client secrets at the MCP token endpoint', async () => {
+      const registered = await registerClient(server.url, {
+        token_endpoint_auth_method: 'client_secret_basic',
+        grant_types: ['authorization_code', 'refresh_token'],
+      });
+      expect(registered.status).to.equal(201);
+      const address = freshAddress();
+      const results = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          tokenRequest(
+            server.url,
+            { grant_type: 'refresh_token', refresh_token: 'nothing' },
+            { Authorization: basic(registered.body.client_id, 'wrong'), 'X-Forwarded-For': address },
+          ),
+        ),
+      );
+      const statuses = results.map((r) => r.status);
+      expect(count(statuses, 401)).to.be.at.most(10);
+      expect(count(statuses, 401) + count(statuses, 429)).to.equal(30);
+    });
+
+    it("signs the owner in from their usual address while someone else's failures lock the account elsewhere", async () => {
+      const attacker = new WebClient(server.url, { 'X-Forwarded-For': freshAddress() });
+      const csrf = csrfOf((await attacker.get('/login')).text);
+      const attempts: number[] = [];
+      for (let i = 0; i < 12; i++)
+        attempts.push(
+          (await attacker.post('/login', { csrf_token: csrf, email: fx.admin.user.email, password: 'wrong' }))
+            .status,
+        );
+      expect(attempts.at(-1)).to.equal(429);
+      const owner = new WebClient(server.url, { 'X-Forwarded-For': freshAddress() });
+      expect((await owner.signIn(fx.admin.user.email)).status).to.equal(303);
+    });
+
+    it('refuses one address with 429 once it has failed 50 times over many accounts', async () => {
+      const address = freshAddress();
+      const statuses: number[] = [];
+      for (let i = 0; i < 51; i++)
+        statuses.push(await clientCredentialsToken(server.url, `nobody-${i}`, 'wrong', address));
+      expect(statuses.slice(0, 50).every((s) => s === 401)).to.equal(true);
+      expect(statuses[50]).to.equal(429);
+    });
+
+    it('does not spend the budget on right secrets', async () => {
+      const app = await createApp(fx.repos, fx.viewer.user);
+      const address = freshAddress();
+      for (let i = 0; i < 15; i++)
+        expect(await clientCredentialsToken(server.url, app.clientId, app.clientSecret, address)).to.equal(
+          200,
+        );
+      expect(await clientCredentialsToken(server.url, app.clientId, 'wrong', address)).to.equal(401);
+    });
+  });
+
+  describe('failure limits across nodes (Redis)', () => {
+    before(function () {
+      if (!redisUrl) this.skip();
+    });
+
+    it('verifies at most 10 of 30 parallel wrong client secrets sent to two server processes sharing Redis', async function () {
+      this.timeout(60000);
+      const env = { REDIS_URL: redisUrl!, TRUST_PROXY: 'true' };
+      const a = await spawnServer(t.url, env);
+      const b = await spawnServer(t.url, env);
+      try {
+        const app = await createApp(fx.repos, fx.viewer.user);
+        const address = freshAddress();
+        const statuses = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            clientCredentialsToken(i % 2 ? b.url : a.url, app.clientId, 'wrong', address),
+          ),
+        );
+        expect(count(statuses, 401)).to.be.at.most(10);
+        expect(count(statuses, 401) + count(statuses, 429)).to.equal(30);
+      } finally {
+        await a.stop();
+        await b.stop();
+      }
     });
   });
 });

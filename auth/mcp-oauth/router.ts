@@ -6,7 +6,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Repos } from '../../db/repos/index.ts';
-import type { Limiter } from '../rate-limit.ts';
+import type { FailureLimits } from '../rate-limit.ts';
 import type { Sessions } from '../web/sessions.ts';
 import { clientAuthentication } from './client-auth.ts';
 import { McpClientsStore } from './clients-store.ts';
@@ -19,7 +19,7 @@ export interface McpOAuthOptions {
   logger: Logger;
   sessions: Sessions;
   /** Wrong client secrets per client id and address (shared with /o/token/). */
-  failures: Limiter;
+  failures: FailureLimits;
   /** Read on every request, so the values may be settled after the app is built. */
   publicUrl: () => string;
   accessTokenTtlSeconds: () => number;
