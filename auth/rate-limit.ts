@@ -155,14 +155,25 @@ export interface Limits {
   requests: Limiter;
   /** Attempts at a secret, per account and address and per address. */
   failures: FailureLimits;
+  /** Client metadata documents fetched on behalf of one address per minute. */
+  metadataFetches: Limiter;
+  /** Dynamic client registrations (POST /register) per address per minute. */
+  registrations: Limiter;
   close(): Promise<void>;
 }
+
+const METADATA_FETCHES_PER_MINUTE = 20;
 
 /** Failed attempts one address may make per minute over all accounts, as a multiple of the per-account limit. */
 const ADDRESS_FAILURE_FACTOR = 5;
 
 export function createLimits(
-  options: { perMinute: number; failuresPerMinute?: number; redisUrl?: string },
+  options: {
+    perMinute: number;
+    failuresPerMinute?: number;
+    registrationsPerMinute?: number;
+    redisUrl?: string;
+  },
   logger: Logger,
 ): Limits {
   const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
@@ -179,6 +190,14 @@ export function createLimits(
         { points: perAccount * ADDRESS_FAILURE_FACTOR, duration: 60, prefix: 'failip', redis },
         tooManyFailures,
       ),
+    ),
+    metadataFetches: createLimiter(
+      { points: METADATA_FETCHES_PER_MINUTE, duration: 60, prefix: 'cimd', redis },
+      (retry) => `too many client metadata documents fetched for this address; retry in ${retry} s`,
+    ),
+    registrations: createLimiter(
+      { points: options.registrationsPerMinute ?? 10, duration: 60, prefix: 'reg', redis },
+      (retry) => `too many client registrations from this address; retry in ${retry} s`,
     ),
     async close() {
       if (redis) redis.disconnect();

@@ -137,6 +137,8 @@ export function createApp(deps: AppDeps): express.Express {
       logger,
       sessions,
       failures: deps.limits.failures,
+      metadataFetches: deps.limits.metadataFetches,
+      registrations: deps.limits.registrations,
       publicUrl,
       accessTokenTtlSeconds: () => config.mcpAccessTokenTtl,
       writeTools: () => config.mcpWriteTools,
