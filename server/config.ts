@@ -23,6 +23,7 @@ const schema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOW_LOOPBACK_CLIENT_METADATA: booleanFlag.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
+  MCP_REGISTRATIONS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
 });
@@ -41,6 +42,8 @@ export interface Config {
   /** Accept http://127.0.0.1 client_id metadata documents (tests and local development only). */
   mcpAllowLoopbackClientMetadata: boolean;
   rateLimitPerMinute: number;
+  /** Dynamic client registrations (POST /register) one address may make per minute. */
+  mcpRegistrationsPerMinute: number;
   allowDemoCredentials: boolean;
   requestTimeoutMs: number;
 }
@@ -83,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     mcpAllowLoopbackClientMetadata: c.MCP_ALLOW_LOOPBACK_CLIENT_METADATA,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    mcpRegistrationsPerMinute: c.MCP_REGISTRATIONS_PER_MINUTE,
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
   };

@@ -39,7 +39,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const repos = createRepos(db);
   const limits: Limits =
     options.limits ??
-    createLimits({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl }, logger);
+    createLimits(
+      {
+        perMinute: config.rateLimitPerMinute,
+        registrationsPerMinute: config.mcpRegistrationsPerMinute,
+        redisUrl: config.redisUrl,
+      },
+      logger,
+    );
   const app = createApp({
     limits,
     config,

@@ -211,4 +211,42 @@ describe('limits', () => {
       }
     });
   });
+
+  describe('client registration', () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startTestServer(t.db, { env: { TRUST_PROXY: 'true' } });
+    });
+    after(async () => server?.close());
+
+    async function register(address: string, metadata: Record<string, unknown> = {}) {
+      const res = await fetch(`${server.url}/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': address },
+        body: JSON.stringify({
+          client_name: 'Limited Client',
+          redirect_uris: ['https://app.example/cb'],
+          token_endpoint_auth_method: 'none',
+          ...metadata,
+        }),
+      });
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: (await res.json()) as Record<string, unknown>,
+      };
+    }
+
+    it('answers the 11th registration from one address in a minute with 429, and serves other addresses', async () => {
+      const address = freshAddress();
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await register(address)).status);
+      expect(statuses).to.deep.equal(Array(10).fill(201));
+      const over = await register(address);
+      expect(over.status).to.equal(429);
+      expect(over.body.error).to.equal('too_many_requests');
+      expect(Number(over.headers.get('retry-after'))).to.be.within(1, 60);
+      expect((await register(freshAddress())).status).to.equal(201);
+    });
+  });
 });

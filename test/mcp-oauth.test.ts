@@ -100,7 +100,8 @@ for (const dialect of dialects) {
       t = await dialect.open();
       fx = await buildFixture(t.db);
       clock = new TestClock();
-      server = await startTestServer(t.db, { clock });
+      // Many registrations from one address: this suite is about sign-in, not the registration limit.
+      server = await startTestServer(t.db, { clock, env: { MCP_REGISTRATIONS_PER_MINUTE: '1000' } });
       base = server.url;
     });
     after(async () => {
@@ -158,15 +159,6 @@ for (const dialect of dialects) {
     });
 
     describe('registration', () => {
-      it('registers many clients from one address without a rate limit', async () => {
-        for (let i = 0; i < 30; i++) {
-          const res = await registerClient(base, {
-            redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
-          });
-          expect(res.status).to.equal(201);
-        }
-      });
-
       it('accepts https and loopback http redirect URIs and refuses others', async () => {
         const ok = await registerClient(base, {
           redirect_uris: ['https://app.example/cb', 'http://localhost:33418/cb', 'http://[::1]:5000/cb'],
