@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import type { RunningServer } from '../server/http.ts';
 import { spawnServer } from './helpers/child-server.ts';
-import { sqliteTestDb, type TestDb } from './helpers/db.ts';
+import { dialects, sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, createApp, type Fixture } from './helpers/fixture.ts';
 import { csrfOf, registerClient, tokenRequest, WebClient } from './helpers/oauth.ts';
 import { startTestServer } from './helpers/server.ts';
@@ -248,5 +248,85 @@ describe('limits', () => {
       expect(Number(over.headers.get('retry-after'))).to.be.within(1, 60);
       expect((await register(freshAddress())).status).to.equal(201);
     });
+
+    it('refuses oversized metadata fields with invalid_client_metadata and stores nothing', async () => {
+      const before = Number((await t.db('mcp_clients').count({ n: '*' }))[0]!.n);
+      const oversized: Record<string, unknown>[] = [
+        { client_name: 'x'.repeat(100_000) },
+        { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example/cb${i}`) },
+        { redirect_uris: [`https://app.example/${'p'.repeat(3000)}`] },
+        { contacts: Array.from({ length: 50 }, (_, i) => `c${i}@example.com`) },
+        { scope: 'read '.repeat(100) },
+        { software_statement: 'e'.repeat(10_000) },
+        { jwks: { keys: Array.from({ length: 200 }, () => ({ kty: 'oct', k: 'k'.repeat(64) })) } },
+      ];
+      for (const metadata of oversized) {
+        const res = await register(freshAddress(), metadata);
+        expect(res.status, Object.keys(metadata)[0]).to.equal(400);
+        expect(res.body.error).to.equal('invalid_client_metadata');
+        expect(res.body.error_description).to.match(/at most/);
+      }
+      const after = Number((await t.db('mcp_clients').count({ n: '*' }))[0]!.n);
+      expect(after).to.equal(before);
+    });
   });
 });
+
+for (const dialect of dialects) {
+  describe(`abandoned client registrations (${dialect.name}) @db`, () => {
+    let t: TestDb;
+    let fx: Fixture;
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+    });
+    after(async () => {
+      await t?.drop();
+    });
+
+    it('deletes registered clients that never completed a sign-in before the cut-off, and keeps the rest', async () => {
+      const client = (client_id: string, created_at: string, is_metadata_document = false) => ({
+        client_id,
+        client_secret_hash: null,
+        metadata: '{}',
+        is_metadata_document,
+        created_at,
+        fetched_at: is_metadata_document ? created_at : null,
+      });
+      const old = '2026-01-01T00:00:00.000Z';
+      await fx.repos.mcpAuth.insertClient(client('abandoned', old));
+      await fx.repos.mcpAuth.insertClient(client('signed-in', old));
+      await fx.repos.mcpAuth.insertClient(client('recent', '2026-03-01T00:00:00.000Z'));
+      await fx.repos.mcpAuth.insertClient(client('https://app.example/client.json', old, true));
+      await t.db('mcp_grants').insert({
+        id: 'grant-1',
+        client_id: 'signed-in',
+        user_id: fx.viewer.user.id,
+        firm_id: fx.viewer.user.firm_id,
+        resource: 'http://127.0.0.1/mcp',
+        scope: 'read',
+        created_at: old,
+        expires_at: '2026-02-01T00:00:00.000Z',
+      });
+      await fx.repos.mcpAuth.insertCode({
+        code_hash: 'c'.repeat(64),
+        client_id: 'abandoned',
+        user_id: fx.viewer.user.id,
+        redirect_uri: 'https://app.example/cb',
+        code_challenge: 'x'.repeat(43),
+        resource: 'http://127.0.0.1/mcp',
+        scope: 'read',
+        expires_at: old,
+        used_at: null,
+        grant_id: null,
+      });
+
+      expect(await fx.repos.mcpAuth.deleteAbandonedClients('2026-02-01T00:00:00.000Z')).to.equal(1);
+      const left = (await t.db('mcp_clients').select('client_id').orderBy('client_id')).map(
+        (r) => r.client_id,
+      );
+      expect(left).to.deep.equal(['https://app.example/client.json', 'recent', 'signed-in']);
+      expect(await t.db('authorization_codes').where({ client_id: 'abandoned' })).to.deep.equal([]);
+    });
+  });
+}

@@ -219,7 +219,57 @@ export class McpClientsStore implements OAuthRegisteredClientsStore {
   }
 }
 
+/** The longest value each text field of client metadata may hold, in characters. */
+const TEXT_LIMITS: Record<string, number> = {
+  client_name: 200,
+  client_uri: 2000,
+  logo_uri: 2000,
+  tos_uri: 2000,
+  policy_uri: 2000,
+  jwks_uri: 2000,
+  scope: 200,
+  token_endpoint_auth_method: 64,
+  software_id: 200,
+  software_version: 200,
+  software_statement: 4096,
+};
+/** The most entries each list field may hold, and the longest entry. */
+const LIST_LIMITS: Record<string, { count: number; length: number }> = {
+  redirect_uris: { count: 10, length: 2000 },
+  grant_types: { count: 4, length: 64 },
+  response_types: { count: 4, length: 64 },
+  contacts: { count: 5, length: 320 },
+};
+const MAX_JWKS_CHARS = 8192;
+/** All metadata together, as stored. */
+export const MAX_CLIENT_METADATA_CHARS = 16 * 1024;
+
+/** Every field of client metadata is capped, so one registration cannot store more than a few KiB. */
+function capClientMetadata(client: OAuthClientInformationFull): void {
+  const fields = client as unknown as Record<string, unknown>;
+  for (const [field, max] of Object.entries(TEXT_LIMITS)) {
+    const value = fields[field];
+    if (typeof value === 'string' && value.length > max)
+      throw new InvalidClientMetadataError(`${field} must be at most ${max} characters`);
+  }
+  for (const [field, max] of Object.entries(LIST_LIMITS)) {
+    const value = fields[field];
+    if (!Array.isArray(value)) continue;
+    if (value.length > max.count)
+      throw new InvalidClientMetadataError(`${field} may list at most ${max.count} entries`);
+    if (value.some((entry) => typeof entry === 'string' && entry.length > max.length))
+      throw new InvalidClientMetadataError(`each entry of ${field} must be at most ${max.length} characters`);
+  }
+  if (fields.jwks !== undefined && JSON.stringify(fields.jwks).length > MAX_JWKS_CHARS)
+    throw new InvalidClientMetadataError(`jwks must be at most ${MAX_JWKS_CHARS} characters of JSON`);
+  if (JSON.stringify(client).length > MAX_CLIENT_METADATA_CHARS)
+    throw new InvalidClientMetadataError(
+      `the client metadata must be at most ${MAX_CLIENT_METADATA_CHARS / 1024} KiB of JSON`,
+    );
+}
+
 function validateClientMetadata(client: OAuthClientInformationFull): void {
+  capClientMetadata(client);
   if (client.redirect_uris.length === 0) {
     throw new CustomOAuthError('invalid_redirect_uri', 'redirect_uris must list at least one URI');
   }
