@@ -145,7 +145,16 @@ export function createApp(deps: AppDeps): express.Express {
       allowLoopbackMetadataUrls: () => config.mcpAllowLoopbackClientMetadata,
     }),
   );
-  app.use(webRouter({ repos, clock, sessions, failures: deps.limits.failures, publicUrl }));
+  app.use(
+    webRouter({
+      repos,
+      clock,
+      sessions,
+      failures: deps.limits.failures,
+      publicUrl,
+      applicationsPerUser: () => config.oauthApplicationsPerUser,
+    }),
+  );
 
   app.use('/mcp', mcpOriginGuard(config));
   app.post(

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
+import { main } from '../cli/main.ts';
 import type { RunningServer } from '../server/http.ts';
 import { spawnServer } from './helpers/child-server.ts';
 import { dialects, sqliteTestDb, type TestDb } from './helpers/db.ts';
@@ -268,6 +269,72 @@ describe('limits', () => {
       }
       const after = Number((await t.db('mcp_clients').count({ n: '*' }))[0]!.n);
       expect(after).to.equal(before);
+    });
+  });
+
+  describe('applications and tokens per user', () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startTestServer(t.db);
+    });
+    after(async () => server?.close());
+
+    /** Runs the command line in this process over the suite's database; answers status and stderr. */
+    async function cli(args: string[], env: Record<string, string> = {}) {
+      let err = '';
+      const status = await main(args, {
+        out: () => undefined,
+        err: (text) => {
+          err += text;
+        },
+        env: { DATABASE_URL: t.url, LOG_LEVEL: 'silent', ...env },
+      });
+      return { status, err };
+    }
+
+    it('refuses an application past OAUTH_APPLICATIONS_PER_USER unrevoked ones, naming the way out', async () => {
+      // The fixture already gave the editor one application.
+      const env = { OAUTH_APPLICATIONS_PER_USER: '3' };
+      const create = (name: string) =>
+        cli(['apps', 'create', '--firm', fx.firmA.slug, '--user', fx.editor.user.email, '--name', name], env);
+      expect((await create('second')).status).to.equal(0);
+      expect((await create('third')).status).to.equal(0);
+      const refused = await create('fourth');
+      expect(refused.status).to.equal(1);
+      expect(refused.err).to.match(/already has 3 applications.*revoke one first/);
+      const apps = await t
+        .db('oauth_applications')
+        .where({ user_id: fx.editor.user.id })
+        .whereNull('revoked_at');
+      expect(apps).to.have.length(3);
+    });
+
+    it("counts one user's applications and tokens on the web pages and the CLI against one budget of 20 an hour", async () => {
+      const email = fx.restricted.user.email;
+      for (let i = 0; i < 10; i++)
+        expect((await cli(['tokens', 'create', '--user', email, '--name', `cli ${i}`])).status).to.equal(0);
+      const browser = new WebClient(server.url);
+      expect((await browser.signIn(email)).status).to.equal(303);
+      for (let i = 0; i < 10; i++) {
+        const page = await browser.get('/account/developer');
+        const path = i % 2 ? '/account/developer/tokens' : '/account/developer/applications';
+        const created = await browser.post(path, {
+          csrf_token: csrfOf(page.text),
+          name: `web ${i}`,
+          days: '7',
+        });
+        expect(created.status, `web ${i}`).to.equal(201);
+      }
+      const page = await browser.get('/account/developer');
+      const refused = await browser.post('/account/developer/applications', {
+        csrf_token: csrfOf(page.text),
+        name: 'one too many',
+      });
+      expect(refused.status).to.equal(400);
+      expect(refused.text).to.include('in the last hour');
+      const cliRefused = await cli(['tokens', 'create', '--user', email, '--name', 'cli late']);
+      expect(cliRefused.status).to.equal(1);
+      expect(cliRefused.err).to.include('in the last hour');
     });
   });
 });

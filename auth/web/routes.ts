@@ -32,6 +32,8 @@ export interface WebOptions {
   sessions: Sessions;
   /** Failed sign-ins per account and per address (shared with the token endpoints). */
   failures: FailureLimits;
+  /** Unrevoked OAuth applications one user may hold. */
+  applicationsPerUser: () => number;
   publicUrl: () => string;
 }
 
@@ -267,6 +269,7 @@ export function webRouter(options: WebOptions): Router {
           firm: session.firm.slug,
           userEmail: session.user.email,
           name,
+          maxApplications: options.applicationsPerUser(),
         });
         return {
           kind: 'application',
