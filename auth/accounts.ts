@@ -5,7 +5,7 @@ import type { Firm, Role, User } from '../core/principal.ts';
 import { hashSecret, newToken, passwordProblem, tokenHash } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
-import type { AccessTokenRow, ApplicationRow } from '../db/repos/tokens.ts';
+import type { AccessTokenRow, ApplicationRow, CreationBudget, CreationOutcome } from '../db/repos/tokens.ts';
 
 /** A failed account operation; the message is meant for a person (CLI line, web form). */
 export class AccountError extends Error {
@@ -18,6 +18,29 @@ export class AccountError extends Error {
 export const ROLES = ['admin', 'editor', 'viewer'] as const satisfies readonly Role[];
 export const MAX_TOKEN_DAYS = 30;
 const DAY_MS = 86_400_000;
+/** Applications an active user may hold unless configured otherwise (OAUTH_APPLICATIONS_PER_USER). */
+export const DEFAULT_APPLICATIONS_PER_USER = 20;
+/** Applications and personal tokens one user may create together per hour, on the web and the CLI. */
+export const CREDENTIALS_PER_USER_PER_HOUR = 20;
+const HOUR_MS = 3_600_000;
+
+function creationBudget(clock: Clock): CreationBudget {
+  return {
+    since: new Date(clock.now().getTime() - HOUR_MS).toISOString(),
+    max: CREDENTIALS_PER_USER_PER_HOUR,
+  };
+}
+
+function refuseUnlessCreated(outcome: CreationOutcome, email: string, maxApplications: number): void {
+  if (outcome === 'too_many_applications')
+    throw new AccountError(
+      `user ${email} already has ${maxApplications} applications, the most allowed; revoke one first`,
+    );
+  if (outcome === 'budget_spent')
+    throw new AccountError(
+      `user ${email} created ${CREDENTIALS_PER_USER_PER_HOUR} applications and tokens in the last hour, the most allowed; try again later`,
+    );
+}
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
@@ -234,6 +257,8 @@ export interface NewApplication {
   /** Email of the user whose permissions the application's tokens carry. */
   userEmail: string;
   name: string;
+  /** Unrevoked applications the user may hold (default DEFAULT_APPLICATIONS_PER_USER). */
+  maxApplications?: number;
 }
 
 /** Creates an OAuth application; the secret is returned once here and stored only as a slow hash. */
@@ -260,7 +285,9 @@ export async function createApplication(
     created_at: clock.now().toISOString(),
     revoked_at: null,
   };
-  await repos.applications.insert(row);
+  const maxApplications = input.maxApplications ?? DEFAULT_APPLICATIONS_PER_USER;
+  const outcome = await repos.applications.insertWithin(row, maxApplications, creationBudget(clock));
+  refuseUnlessCreated(outcome, user.email, maxApplications);
   return { id: row.id, client_id: clientId, client_secret: clientSecret };
 }
 
@@ -332,7 +359,7 @@ export async function createPersonalToken(
     last_used_at: null,
     revoked_at: null,
   };
-  await repos.tokens.insert(row);
+  refuseUnlessCreated(await repos.tokens.insertPersonalWithin(row, creationBudget(clock)), user.email, 0);
   return { id: row.id, token, expires_at: row.expires_at };
 }
 

@@ -28,10 +28,8 @@ export interface LimitState {
 export interface Limiter {
   /** Counts one request for `key`; throws RateLimited past the limit. */
   consume(key: string): Promise<LimitState>;
-  /** Throws RateLimited once `fail` has counted the limit for `key` in the window. */
-  check(key: string): Promise<void>;
-  /** Counts one failure (a wrong secret or password); never throws. */
-  fail(key: string): Promise<void>;
+  /** Gives back one point counted for `key` (an attempt that turned out to succeed); never throws. */
+  refund(key: string): Promise<void>;
   reset(key: string): Promise<void>;
 }
 
@@ -82,15 +80,8 @@ export function createLimiter(
     async consume(key) {
       return state(options.points, await take(key));
     },
-    async check(key) {
-      const res = await limiter.get(key).catch(() => null);
-      if (res && res.consumedPoints >= options.points) {
-        const retry = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        throw new RateLimited(describe(retry), retry, options.points);
-      }
-    },
-    async fail(key) {
-      await limiter.consume(key).catch(() => undefined);
+    async refund(key) {
+      await limiter.reward(key, 1).catch(() => undefined);
     },
     async reset(key) {
       await limiter.delete(key).catch(() => false);
@@ -120,27 +111,93 @@ export function connectRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
+/**
+ * Limits on attempts to prove a secret (a password, a client secret). Each attempt is reserved before
+ * the secret is verified and refunded when it was right, so parallel attempts can never verify more
+ * than the limit in a window. The account's budget is kept per address, so someone else's failures
+ * never lock the owner out from their usual address; each address also has one larger budget over
+ * all accounts.
+ */
+export interface FailureLimits {
+  /**
+   * Reserves one attempt for `account` (a "kind:id" string) from `address`; throws RateLimited when
+   * either budget is spent. Call the answer once the secret proved right, to give the attempt back.
+   */
+  reserve(address: string, account?: string): Promise<() => Promise<void>>;
+}
+
+export function failureLimits(perAccount: Limiter, perAddress: Limiter): FailureLimits {
+  return {
+    async reserve(address, account) {
+      const taken: [Limiter, string][] = [];
+      const refund = async () => {
+        for (const [limiter, key] of taken) await limiter.refund(key);
+      };
+      try {
+        taken.push([perAddress, `ip:${address}`]);
+        await perAddress.consume(`ip:${address}`);
+        if (account) {
+          taken.push([perAccount, `${account}|ip:${address}`]);
+          await perAccount.consume(`${account}|ip:${address}`);
+        }
+      } catch (err) {
+        // A refused attempt verifies nothing, so it spends no budget.
+        await refund();
+        throw err;
+      }
+      return refund;
+    },
+  };
+}
+
 export interface Limits {
   /** Requests per principal per minute, on REST, beta and MCP. */
   requests: Limiter;
-  /** Failed credentials per client id, account or address per minute. */
-  failures: Limiter;
+  /** Attempts at a secret, per account and address and per address. */
+  failures: FailureLimits;
+  /** Client metadata documents fetched on behalf of one address per minute. */
+  metadataFetches: Limiter;
+  /** Dynamic client registrations (POST /register) per address per minute. */
+  registrations: Limiter;
   close(): Promise<void>;
 }
 
+const METADATA_FETCHES_PER_MINUTE = 20;
+
+/** Failed attempts one address may make per minute over all accounts, as a multiple of the per-account limit. */
+const ADDRESS_FAILURE_FACTOR = 5;
+
 export function createLimits(
-  options: { perMinute: number; failuresPerMinute?: number; redisUrl?: string },
+  options: {
+    perMinute: number;
+    failuresPerMinute?: number;
+    registrationsPerMinute?: number;
+    redisUrl?: string;
+  },
   logger: Logger,
 ): Limits {
   const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
+  const perAccount = options.failuresPerMinute ?? 10;
+  const tooManyFailures = (retry: number) => `too many failed attempts; wait ${retry} s before trying again`;
   return {
     requests: createLimiter(
       { points: options.perMinute, duration: 60, prefix: 'req', redis },
       (retry) => `rate limit of ${options.perMinute} requests per minute exceeded; retry in ${retry} s`,
     ),
-    failures: createLimiter(
-      { points: options.failuresPerMinute ?? 10, duration: 60, prefix: 'fail', redis },
-      (retry) => `too many failed attempts; wait ${retry} s before trying again`,
+    failures: failureLimits(
+      createLimiter({ points: perAccount, duration: 60, prefix: 'fail', redis }, tooManyFailures),
+      createLimiter(
+        { points: perAccount * ADDRESS_FAILURE_FACTOR, duration: 60, prefix: 'failip', redis },
+        tooManyFailures,
+      ),
+    ),
+    metadataFetches: createLimiter(
+      { points: METADATA_FETCHES_PER_MINUTE, duration: 60, prefix: 'cimd', redis },
+      (retry) => `too many client metadata documents fetched for this address; retry in ${retry} s`,
+    ),
+    registrations: createLimiter(
+      { points: options.registrationsPerMinute ?? 10, duration: 60, prefix: 'reg', redis },
+      (retry) => `too many client registrations from this address; retry in ${retry} s`,
     ),
     async close() {
       if (redis) redis.disconnect();

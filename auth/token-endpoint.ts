@@ -9,7 +9,7 @@ import { newToken, tokenHash, verifySecret } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { basicCredentials, type ClientCredentials } from './basic.ts';
-import { type Limiter, RateLimited } from './rate-limit.ts';
+import { type FailureLimits, RateLimited } from './rate-limit.ts';
 
 export const CLIENT_CREDENTIALS_TTL = 3600;
 const SCOPE = ['read', 'write'];
@@ -23,7 +23,7 @@ interface AppClient {
 }
 
 /** The client-credentials grant of RFC 6749 §4.4 at /o/token/, over our applications and tokens. */
-export function tokenEndpoint(repos: Repos, clock: Clock, failures: Limiter) {
+export function tokenEndpoint(repos: Repos, clock: Clock, failures: FailureLimits) {
   const server = new OAuth2Server({
     accessTokenLifetime: CLIENT_CREDENTIALS_TTL,
     allowExtendedTokenAttributes: true,
@@ -100,16 +100,18 @@ export function tokenEndpoint(repos: Repos, clock: Clock, failures: Limiter) {
     });
     const response = new OAuthResponse({ headers: {} });
     res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
-    const keys = failureKeys(req);
+    let refund: (() => Promise<void>) | undefined;
     try {
-      for (const key of keys) await failures.check(key);
+      refund = await failures.reserve(req.ip ?? '', clientAccount(req));
       await server.token(request, response);
+      await refund();
       res.status(200).json(response.body);
     } catch (err) {
       if (err instanceof OAuthError) {
         const error = err.name === 'unauthorized_request' ? 'invalid_client' : err.name;
         const status = error === 'invalid_client' ? 401 : (err.code ?? 400);
-        if (error === 'invalid_client') for (const key of keys) await failures.fail(key);
+        // Only a wrong client secret keeps its reserved attempt.
+        if (error !== 'invalid_client') await refund?.();
         if (status === 401) res.set('WWW-Authenticate', 'Basic realm="token"');
         res.status(status).json({ error, error_description: err.message });
         return;
@@ -139,22 +141,22 @@ function clientCredentials(req: Request): ClientCredentials | undefined {
   return undefined;
 }
 
-/** Failed attempts count per client id and per address. */
-function failureKeys(req: Request): string[] {
+/** The account whose secret a request tries, for the failure limits. */
+function clientAccount(req: Request): string | undefined {
   const id = clientCredentials(req)?.id;
-  return [`ip:${req.ip}`, ...(id ? [`client:${id}`] : [])];
+  return id ? `client:${id}` : undefined;
 }
 
 /**
  * Token revocation (RFC 7009) at /o/revoke_token/: an application authenticates with its credentials
  * and revokes one of its own tokens. Unknown or foreign tokens are answered 200 as well.
  */
-export function revocationEndpoint(repos: Repos, clock: Clock, failures: Limiter) {
+export function revocationEndpoint(repos: Repos, clock: Clock, failures: FailureLimits) {
   return async function handle(req: Request, res: Response): Promise<void> {
     res.set('Cache-Control', 'no-store');
-    const keys = failureKeys(req);
+    let refund: () => Promise<void>;
     try {
-      for (const key of keys) await failures.check(key);
+      refund = await failures.reserve(req.ip ?? '', clientAccount(req));
     } catch (err) {
       if (err instanceof RateLimited) return tooMany(res, err);
       throw err;
@@ -162,11 +164,11 @@ export function revocationEndpoint(repos: Repos, clock: Clock, failures: Limiter
     const creds = clientCredentials(req);
     const app = creds && (await repos.applications.findByClientId(creds.id));
     if (!creds || !app || app.revoked_at || !(await verifySecret(creds.secret, app.client_secret_hash))) {
-      for (const key of keys) await failures.fail(key);
       res.set('WWW-Authenticate', 'Basic realm="token"');
       res.status(401).json({ error: 'invalid_client', error_description: 'client authentication failed' });
       return;
     }
+    await refund();
     const token = (req.body as Record<string, unknown> | undefined)?.token;
     if (typeof token !== 'string' || token === '') {
       res

@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
 import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
@@ -24,6 +24,7 @@ import { checkMcpCallScope, handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
 import { checkJsonBody } from './json-depth.ts';
+import { refuseJsonRpcBatch } from './mcp-batch.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
 
 export interface AppDeps {
@@ -126,13 +127,24 @@ function signIn(app: express.Express, deps: AppDeps): void {
       logger,
       sessions,
       failures: deps.limits.failures,
+      metadataFetches: deps.limits.metadataFetches,
+      registrations: deps.limits.registrations,
       publicUrl,
       accessTokenTtlSeconds: () => config.mcpAccessTokenTtl,
       writeTools: () => config.mcpWriteTools,
       allowLoopbackMetadataUrls: () => config.mcpAllowLoopbackClientMetadata,
     }),
   );
-  app.use(webRouter({ repos, clock, sessions, failures: deps.limits.failures, publicUrl }));
+  app.use(
+    webRouter({
+      repos,
+      clock,
+      sessions,
+      failures: deps.limits.failures,
+      publicUrl,
+      applicationsPerUser: () => config.oauthApplicationsPerUser,
+    }),
+  );
 }
 
 /** Where a JSON body is expected, any other content type is a 415. */
@@ -178,13 +190,26 @@ function toolContext(
   };
 }
 
-/** The one sequence every protected route runs: authenticate, then limit, then serve with a context. */
-function protectedRoute(deps: AppDeps, resource: Resource, serve: Serve) {
-  return async (req: Request, res: Response): Promise<void> => {
+/**
+ * The one sequence every protected route runs: authenticate and count the request before its body is
+ * read or any work is done, then the route's own body handling, then serve with a context.
+ */
+function protectedRoute(
+  deps: AppDeps,
+  resource: Resource,
+  serve: Serve,
+  body: readonly RequestHandler[] = [],
+): RequestHandler[] {
+  const admit: RequestHandler = async (req, res, next) => {
     const principal = await authenticateRequest(deps, req, resource);
     await rateLimit(deps, principal, res);
-    await serve(toolContext(deps, res, principal), req, res);
+    res.locals.principal = principal;
+    next();
   };
+  const run: RequestHandler = async (req, res) => {
+    await serve(toolContext(deps, res, res.locals.principal as Principal), req, res);
+  };
+  return [admit, ...body, run];
 }
 
 function methodNotAllowed(app: express.Express, path: string, methods: string[], detail: string): void {
@@ -199,11 +224,15 @@ function mcpEndpoint(app: express.Express, deps: AppDeps): void {
   app.use('/mcp', mcpOriginGuard(deps.config));
   app.post(
     '/mcp',
-    jsonBody,
-    protectedRoute(deps, 'mcp', (ctx, req, res) => {
-      checkMcpCallScope(req.body, ctx.principal, options.writeTools);
-      return handleMcpRequest(ctx, options, req, res, req.body);
-    }),
+    protectedRoute(
+      deps,
+      'mcp',
+      (ctx, req, res) => {
+        checkMcpCallScope(req.body, ctx.principal, options.writeTools);
+        return handleMcpRequest(ctx, options, req, res, req.body);
+      },
+      [...jsonBody, refuseJsonRpcBatch],
+    ),
   );
   methodNotAllowed(app, '/mcp', ['POST'], 'the MCP endpoint is stateless: send JSON-RPC messages with POST');
 }
@@ -213,11 +242,12 @@ function restRoutes(app: express.Express, deps: AppDeps): void {
   const methodsByPath = new Map<string, string[]>([[DOCUMENT_DOWNLOAD_PATH, ['GET']]]);
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
-    const handler = protectedRoute(deps, 'rest', (ctx, req, res) =>
-      serveRoute(route as Route, ctx, req, res),
-    );
-    if (route.method === 'GET') app.get(route.path, handler);
-    else app[route.method.toLowerCase() as 'post' | 'patch'](route.path, jsonBody, handler);
+    const serve: Serve = (ctx, req, res) => serveRoute(route as Route, ctx, req, res);
+    if (route.method === 'GET') app.get(route.path, protectedRoute(deps, 'rest', serve));
+    else {
+      const method = route.method.toLowerCase() as 'post' | 'patch';
+      app[method](route.path, protectedRoute(deps, 'rest', serve, jsonBody));
+    }
   }
   for (const [path, methods] of methodsByPath) {
     methodNotAllowed(app, path, methods, `this path accepts ${methods.join(', ')}`);

@@ -24,6 +24,8 @@ const schema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOW_LOOPBACK_CLIENT_METADATA: booleanFlag.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
+  MCP_REGISTRATIONS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  OAUTH_APPLICATIONS_PER_USER: z.coerce.number().int().min(1).default(20),
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
@@ -44,6 +46,10 @@ export interface Config {
   /** Accept http://127.0.0.1 client_id metadata documents (tests and local development only). */
   mcpAllowLoopbackClientMetadata: boolean;
   rateLimitPerMinute: number;
+  /** Dynamic client registrations (POST /register) one address may make per minute. */
+  mcpRegistrationsPerMinute: number;
+  /** Unrevoked OAuth applications one user may hold. */
+  oauthApplicationsPerUser: number;
   allowDemoCredentials: boolean;
   requestTimeoutMs: number;
   /** SQLite's synchronous pragma: FULL survives power loss, NORMAL only a process crash. */
@@ -90,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     mcpAllowLoopbackClientMetadata: c.MCP_ALLOW_LOOPBACK_CLIENT_METADATA,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    mcpRegistrationsPerMinute: c.MCP_REGISTRATIONS_PER_MINUTE,
+    oauthApplicationsPerUser: c.OAUTH_APPLICATIONS_PER_USER,
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     sqliteSynchronous: c.SQLITE_SYNCHRONOUS,

@@ -40,7 +40,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const repos = createRepos(db);
   const limits: Limits =
     options.limits ??
-    createLimits({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl }, logger);
+    createLimits(
+      {
+        perMinute: config.rateLimitPerMinute,
+        registrationsPerMinute: config.mcpRegistrationsPerMinute,
+        redisUrl: config.redisUrl,
+      },
+      logger,
+    );
   let closing: Promise<void> | undefined;
   const app = createApp({
     shuttingDown: () => closing !== undefined,

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { verifySecret } from '../../core/secrets.ts';
 import { basicCredentials } from '../basic.ts';
-import { type Limiter, RateLimited } from '../rate-limit.ts';
+import { type FailureLimits, RateLimited } from '../rate-limit.ts';
 import type { McpClientsStore } from './clients-store.ts';
 
 function oauthError(res: Response, status: number, error: string, description: string): void {
@@ -17,7 +17,7 @@ function oauthError(res: Response, status: number, error: string, description: s
  * comparison, impossible against a hash) then treats as already authenticated. Wrong secrets count
  * against the client id and the address like those of /o/token/.
  */
-export function clientAuthentication(store: McpClientsStore, failures: Limiter) {
+export function clientAuthentication(store: McpClientsStore, failures: FailureLimits) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -42,9 +42,9 @@ export function clientAuthentication(store: McpClientsStore, failures: Limiter) 
     }
     const expected = await store.secretHash(clientId);
     if (expected) {
-      const keys = [`ip:${req.ip}`, `client:${clientId}`];
+      let refund: () => Promise<void>;
       try {
-        for (const key of keys) await failures.check(key);
+        refund = await failures.reserve(req.ip ?? '', `client:${clientId}`);
       } catch (err) {
         if (!(err instanceof RateLimited)) throw err;
         res.setHeader('Retry-After', String(err.retryAfterSeconds));
@@ -52,7 +52,6 @@ export function clientAuthentication(store: McpClientsStore, failures: Limiter) 
         return;
       }
       if (!(typeof secret === 'string' && secret && (await verifySecret(secret, expected)))) {
-        for (const key of keys) await failures.fail(key);
         oauthError(
           res,
           401,
@@ -61,6 +60,7 @@ export function clientAuthentication(store: McpClientsStore, failures: Limiter) 
         );
         return;
       }
+      await refund();
     }
     const { client_secret: _checked, ...rest } = body;
     req.body = { ...rest, client_id: clientId };

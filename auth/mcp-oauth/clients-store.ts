@@ -12,11 +12,16 @@ import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { hashSecret } from '../../core/secrets.ts';
 import type { Repos } from '../../db/repos/index.ts';
+import { fetchPublicDocument, type Resolve, resolveWithDns } from './document-fetch.ts';
 
 /** A fetched client metadata document is trusted for an hour, then fetched again. */
 export const METADATA_DOCUMENT_TTL_MS = 3600_000;
 const METADATA_DOCUMENT_MAX_BYTES = 64 * 1024;
-const METADATA_FETCH_TIMEOUT_MS = 5000;
+const METADATA_FETCH_TIMEOUT_MS = 3000;
+/** A document that could not be fetched is not tried again for this long. */
+export const METADATA_FAILURE_TTL_MS = 60_000;
+/** Remembered failures, at most; the oldest are forgotten first. */
+const MAX_REMEMBERED_FAILURES = 1000;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -65,7 +70,9 @@ export interface ClientsStoreOptions {
   logger: Logger;
   /** Accept http://127.0.0.1 (and other loopback) client_id URLs; for tests and local development only. */
   allowLoopbackMetadataUrls: () => boolean;
-  fetch?: typeof fetch;
+  /** How metadata document hosts are resolved; dns.lookup unless a test says otherwise. */
+  resolve?: Resolve;
+  fetchTimeoutMs?: number;
 }
 
 /**
@@ -75,11 +82,10 @@ export interface ClientsStoreOptions {
  * so the SDK's own plain comparison is skipped; `clientAuthentication` checks them instead.
  */
 export class McpClientsStore implements OAuthRegisteredClientsStore {
-  private readonly fetch: typeof fetch;
+  /** Metadata document URLs whose last fetch failed, with the time they may be tried again. */
+  private readonly failedUntil = new Map<string, number>();
 
-  constructor(private readonly options: ClientsStoreOptions) {
-    this.fetch = options.fetch ?? fetch;
-  }
+  constructor(private readonly options: ClientsStoreOptions) {}
 
   /** Whether this client_id names a metadata document rather than a registration. */
   isMetadataUrl(clientId: string): boolean {
@@ -143,38 +149,63 @@ export class McpClientsStore implements OAuthRegisteredClientsStore {
     return client_secret ? { ...stored, client_secret, client_secret_expires_at: 0 } : stored;
   }
 
-  private async metadataDocumentClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    const { repos, clock, logger } = this.options;
-    const now = clock.now();
-    const cached = await repos.mcpAuth.getClient(clientId);
+  /** Whether serving this client id would fetch its metadata document now (for the fetch rate limit). */
+  async fetchDue(clientId: string): Promise<boolean> {
+    if (!this.isMetadataUrl(clientId)) return false;
+    const now = this.options.clock.now().getTime();
+    if ((this.failedUntil.get(clientId) ?? 0) > now) return false;
+    return (await this.cachedDocument(clientId, now)) === undefined;
+  }
+
+  private async cachedDocument(
+    clientId: string,
+    now: number,
+  ): Promise<OAuthClientInformationFull | undefined> {
+    const cached = await this.options.repos.mcpAuth.getClient(clientId);
     if (
       cached?.is_metadata_document &&
       cached.fetched_at &&
-      now.getTime() - Date.parse(cached.fetched_at) < METADATA_DOCUMENT_TTL_MS
+      now - Date.parse(cached.fetched_at) < METADATA_DOCUMENT_TTL_MS
     ) {
       return JSON.parse(cached.metadata) as OAuthClientInformationFull;
     }
+    return undefined;
+  }
+
+  private async metadataDocumentClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    const { repos, clock, logger } = this.options;
+    const now = clock.now();
+    const cached = await this.cachedDocument(clientId, now.getTime());
+    if (cached) return cached;
+    if ((this.failedUntil.get(clientId) ?? 0) > now.getTime()) return undefined;
     try {
       const document = await this.fetchDocument(clientId);
       await repos.mcpAuth.saveMetadataDocument(clientId, JSON.stringify(document), now.toISOString());
+      this.failedUntil.delete(clientId);
       return document;
     } catch (err) {
       logger.warn('client metadata document refused', { client_id: clientId, reason: String(err) });
+      this.rememberFailure(clientId, now.getTime() + METADATA_FAILURE_TTL_MS);
       return undefined;
     }
   }
 
+  private rememberFailure(clientId: string, until: number): void {
+    this.failedUntil.delete(clientId);
+    if (this.failedUntil.size >= MAX_REMEMBERED_FAILURES) {
+      const oldest = this.failedUntil.keys().next().value;
+      if (oldest !== undefined) this.failedUntil.delete(oldest);
+    }
+    this.failedUntil.set(clientId, until);
+  }
+
   private async fetchDocument(clientId: string): Promise<OAuthClientInformationFull> {
-    const res = await this.fetch(clientId, {
-      headers: { Accept: 'application/json' },
-      redirect: 'error',
-      signal: AbortSignal.timeout(METADATA_FETCH_TIMEOUT_MS),
+    const text = await fetchPublicDocument(clientId, {
+      resolve: this.options.resolve ?? resolveWithDns,
+      allowLoopback: this.loopbackAllowed,
+      maxBytes: METADATA_DOCUMENT_MAX_BYTES,
+      timeoutMs: this.options.fetchTimeoutMs ?? METADATA_FETCH_TIMEOUT_MS,
     });
-    if (!res.ok) throw new Error(`GET ${clientId} answered ${res.status}`);
-    const length = Number(res.headers.get('content-length') ?? 0);
-    if (length > METADATA_DOCUMENT_MAX_BYTES) throw new Error('the document is larger than 64 KiB');
-    const text = await res.text();
-    if (text.length > METADATA_DOCUMENT_MAX_BYTES) throw new Error('the document is larger than 64 KiB');
     const raw = JSON.parse(text) as { client_id?: unknown };
     if (raw.client_id !== clientId) throw new Error('its client_id is not the URL it was fetched from');
     const parsed = OAuthClientMetadataSchema.safeParse(raw);
@@ -188,7 +219,57 @@ export class McpClientsStore implements OAuthRegisteredClientsStore {
   }
 }
 
+/** The longest value each text field of client metadata may hold, in characters. */
+const TEXT_LIMITS: Record<string, number> = {
+  client_name: 200,
+  client_uri: 2000,
+  logo_uri: 2000,
+  tos_uri: 2000,
+  policy_uri: 2000,
+  jwks_uri: 2000,
+  scope: 200,
+  token_endpoint_auth_method: 64,
+  software_id: 200,
+  software_version: 200,
+  software_statement: 4096,
+};
+/** The most entries each list field may hold, and the longest entry. */
+const LIST_LIMITS: Record<string, { count: number; length: number }> = {
+  redirect_uris: { count: 10, length: 2000 },
+  grant_types: { count: 4, length: 64 },
+  response_types: { count: 4, length: 64 },
+  contacts: { count: 5, length: 320 },
+};
+const MAX_JWKS_CHARS = 8192;
+/** All metadata together, as stored. */
+export const MAX_CLIENT_METADATA_CHARS = 16 * 1024;
+
+/** Every field of client metadata is capped, so one registration cannot store more than a few KiB. */
+function capClientMetadata(client: OAuthClientInformationFull): void {
+  const fields = client as unknown as Record<string, unknown>;
+  for (const [field, max] of Object.entries(TEXT_LIMITS)) {
+    const value = fields[field];
+    if (typeof value === 'string' && value.length > max)
+      throw new InvalidClientMetadataError(`${field} must be at most ${max} characters`);
+  }
+  for (const [field, max] of Object.entries(LIST_LIMITS)) {
+    const value = fields[field];
+    if (!Array.isArray(value)) continue;
+    if (value.length > max.count)
+      throw new InvalidClientMetadataError(`${field} may list at most ${max.count} entries`);
+    if (value.some((entry) => typeof entry === 'string' && entry.length > max.length))
+      throw new InvalidClientMetadataError(`each entry of ${field} must be at most ${max.length} characters`);
+  }
+  if (fields.jwks !== undefined && JSON.stringify(fields.jwks).length > MAX_JWKS_CHARS)
+    throw new InvalidClientMetadataError(`jwks must be at most ${MAX_JWKS_CHARS} characters of JSON`);
+  if (JSON.stringify(client).length > MAX_CLIENT_METADATA_CHARS)
+    throw new InvalidClientMetadataError(
+      `the client metadata must be at most ${MAX_CLIENT_METADATA_CHARS / 1024} KiB of JSON`,
+    );
+}
+
 function validateClientMetadata(client: OAuthClientInformationFull): void {
+  capClientMetadata(client);
   if (client.redirect_uris.length === 0) {
     throw new CustomOAuthError('invalid_redirect_uri', 'redirect_uris must list at least one URI');
   }

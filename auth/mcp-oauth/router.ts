@@ -2,14 +2,15 @@ import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/hand
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Repos } from '../../db/repos/index.ts';
-import type { Limiter } from '../rate-limit.ts';
+import { type FailureLimits, type Limiter, RateLimited } from '../rate-limit.ts';
 import type { Sessions } from '../web/sessions.ts';
 import { clientAuthentication } from './client-auth.ts';
 import { McpClientsStore } from './clients-store.ts';
+import type { Resolve } from './document-fetch.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { McpOAuthProvider } from './provider.ts';
 
@@ -19,19 +20,48 @@ export interface McpOAuthOptions {
   logger: Logger;
   sessions: Sessions;
   /** Wrong client secrets per client id and address (shared with /o/token/). */
-  failures: Limiter;
+  failures: FailureLimits;
+  /** Client metadata document fetches per address. */
+  metadataFetches: Limiter;
+  /** Registrations per address. */
+  registrations: Limiter;
   /** Read on every request, so the values may be settled after the app is built. */
   publicUrl: () => string;
   accessTokenTtlSeconds: () => number;
   writeTools: () => boolean;
   allowLoopbackMetadataUrls: () => boolean;
+  /** How metadata document hosts are resolved (tests point names at any address); dns.lookup by default. */
+  resolve?: Resolve;
+}
+
+function tooMany(res: Response, err: RateLimited): void {
+  res.setHeader('Retry-After', String(err.retryAfterSeconds));
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.status(429).json({ error: 'too_many_requests', error_description: err.message });
+}
+
+/** Counts one request against `limiter` for the caller's address, when `applies` says so. */
+function limitPerAddress(limiter: Limiter, applies: (req: Request) => Promise<boolean> | boolean) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (await applies(req)) {
+      try {
+        await limiter.consume(`ip:${req.ip}`);
+      } catch (err) {
+        if (!(err instanceof RateLimited)) throw err;
+        tooMany(res, err);
+        return;
+      }
+    }
+    next();
+  };
 }
 
 /**
  * The authorization server of the MCP endpoint, mounted at the root: RFC 9728 and RFC 8414
  * metadata, and the SDK's authorize, token, register and revoke handlers over our provider. The
- * SDK's per-address rate limits are off (clients such as Claude register on every connection);
- * failures are limited instead: wrong client secrets here, wrong passwords on the login page.
+ * SDK's own rate limits are off in favour of ours, which Redis can share between nodes: registrations
+ * and metadata document fetches per address, wrong client secrets per client and address.
  */
 export function mcpOAuthRouter(options: McpOAuthOptions): Router {
   const clientsStore = new McpClientsStore({
@@ -39,6 +69,13 @@ export function mcpOAuthRouter(options: McpOAuthOptions): Router {
     clock: options.clock,
     logger: options.logger,
     allowLoopbackMetadataUrls: options.allowLoopbackMetadataUrls,
+    resolve: options.resolve,
+  });
+  // Fetching a metadata document costs us a request to somewhere else: count those per address.
+  const limitFetches = limitPerAddress(options.metadataFetches, (req) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const clientId = req.query.client_id ?? body.client_id;
+    return typeof clientId === 'string' && clientsStore.fetchDue(clientId);
   });
   const provider = new McpOAuthProvider({
     repos: options.repos,
@@ -64,15 +101,17 @@ export function mcpOAuthRouter(options: McpOAuthOptions): Router {
   router.get('/.well-known/oauth-authorization-server', metadata(authorizationServerMetadata));
 
   const form = express.urlencoded({ extended: false, limit: '16kb' });
-  router.use('/authorize', authorizationHandler({ provider, rateLimit: false }));
+  router.use('/authorize', form, limitFetches, authorizationHandler({ provider, rateLimit: false }));
   router.use(
     '/token',
     form,
+    limitFetches,
     clientAuthentication(clientsStore, options.failures),
     tokenHandler({ provider, rateLimit: false }),
   );
   router.use(
     '/register',
+    limitPerAddress(options.registrations, (req) => req.method === 'POST'),
     clientRegistrationHandler({ clientsStore, clientSecretExpirySeconds: 0, rateLimit: false }),
   );
   router.use(

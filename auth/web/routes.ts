@@ -12,7 +12,7 @@ import {
   revokeApplication,
   revokePersonalToken,
 } from '../accounts.ts';
-import { type Limiter, RateLimited } from '../rate-limit.ts';
+import { type FailureLimits, RateLimited } from '../rate-limit.ts';
 import {
   type ApplicationView,
   type ConnectionView,
@@ -31,7 +31,9 @@ export interface WebOptions {
   clock: Clock;
   sessions: Sessions;
   /** Failed sign-ins per account and per address (shared with the token endpoints). */
-  failures: Limiter;
+  failures: FailureLimits;
+  /** Unrevoked OAuth applications one user may hold. */
+  applicationsPerUser: () => number;
   publicUrl: () => string;
 }
 
@@ -118,9 +120,9 @@ export function webRouter(options: WebOptions): Router {
       again(403, 'The sign-in form expired. Enter your email and password again.');
       return;
     }
-    const keys = [`ip:${req.ip}`, `account:${email.toLowerCase()}`];
+    let refund: () => Promise<void>;
     try {
-      for (const key of keys) await failures.check(key);
+      refund = await failures.reserve(req.ip ?? '', `account:${email.toLowerCase()}`);
     } catch (err) {
       if (!(err instanceof RateLimited)) throw err;
       res.setHeader('Retry-After', String(err.retryAfterSeconds));
@@ -128,6 +130,7 @@ export function webRouter(options: WebOptions): Router {
       return;
     }
     if (!email || !password) {
+      await refund();
       again(400, 'Enter your email and your password.');
       return;
     }
@@ -135,10 +138,10 @@ export function webRouter(options: WebOptions): Router {
     decoyHash ??= hashSecret('not a password of anyone');
     const ok = await verifySecret(password, user?.password_hash ?? (await decoyHash));
     if (!user || !ok) {
-      for (const key of keys) await failures.fail(key);
       again(401, 'The email or password is incorrect.');
       return;
     }
+    await refund();
     if (!user.is_active) {
       again(403, 'This account is deactivated. Ask an admin of your firm to reactivate it.');
       return;
@@ -266,6 +269,7 @@ export function webRouter(options: WebOptions): Router {
           firm: session.firm.slug,
           userEmail: session.user.email,
           name,
+          maxApplications: options.applicationsPerUser(),
         });
         return {
           kind: 'application',

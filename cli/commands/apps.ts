@@ -15,6 +15,7 @@ export const appsCreate = defineCommand({
       firm: args.need('firm'),
       userEmail: args.need('user'),
       name: args.need('name'),
+      maxApplications: ctx.config.oauthApplicationsPerUser,
     });
     output(ctx, { client_id: app.client_id, client_secret: app.client_secret }, () => [
       `client_id:     ${app.client_id}`,

@@ -81,6 +81,25 @@ async function insertTokens(trx: Knex, issued: IssuedTokens, at: string): Promis
 /** MCP authorization: clients, sign-ins (grants), authorization codes and refresh tokens. */
 export function mcpAuthRepo(db: Knex) {
   return {
+    /**
+     * Deletes registered clients created before `olderThan` that never completed a sign-in (no grant),
+     * with their unredeemed authorization codes; answers how many clients went.
+     */
+    async deleteAbandonedClients(olderThan: string): Promise<number> {
+      return db.transaction(async (trx): Promise<number> => {
+        const abandoned = trx('mcp_clients')
+          .select('client_id')
+          .where('is_metadata_document', false)
+          .where('created_at', '<', olderThan)
+          .whereNotIn('client_id', trx('mcp_grants').select('client_id'));
+        await trx('authorization_codes')
+          .whereIn('client_id', abandoned.clone())
+          .whereNull('grant_id')
+          .delete();
+        return Number(await trx('mcp_clients').whereIn('client_id', abandoned).delete());
+      });
+    },
+
     async getClient(clientId: string): Promise<McpClientRow | undefined> {
       const row = await db<McpClientRow>('mcp_clients').where({ client_id: clientId }).first();
       return row && toClient(row);

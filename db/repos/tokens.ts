@@ -23,6 +23,31 @@ export interface AccessTokenRow {
   revoked_at: string | null;
 }
 
+/** At most `max` applications and personal tokens together created by one user since `since`. */
+export interface CreationBudget {
+  since: string;
+  max: number;
+}
+
+export type CreationOutcome = 'created' | 'too_many_applications' | 'budget_spent';
+
+/** Takes the user's row lock first, so one user's concurrent creations are counted one after another. */
+async function lockUser(trx: Knex, userId: string): Promise<void> {
+  await trx.raw('update users set id = id where id = ?', [userId]);
+}
+
+async function createdSince(trx: Knex, userId: string, since: string): Promise<number> {
+  const [apps] = await trx('oauth_applications')
+    .where({ user_id: userId })
+    .where('created_at', '>=', since)
+    .count({ n: '*' });
+  const [tokens] = await trx('access_tokens')
+    .where({ user_id: userId, kind: 'personal' })
+    .where('created_at', '>=', since)
+    .count({ n: '*' });
+  return Number(apps?.n ?? 0) + Number(tokens?.n ?? 0);
+}
+
 export interface ApplicationRow {
   id: string;
   firm_id: string;
@@ -110,6 +135,15 @@ export function tokensRepo(db: Knex) {
       const n = await db('access_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: at });
       return n > 0;
     },
+    /** Inserts a personal token unless its user's creation budget is spent, in one transaction. */
+    async insertPersonalWithin(row: AccessTokenRow, budget: CreationBudget): Promise<CreationOutcome> {
+      return db.transaction(async (trx): Promise<CreationOutcome> => {
+        await lockUser(trx, row.user_id);
+        if ((await createdSince(trx, row.user_id, budget.since)) >= budget.max) return 'budget_spent';
+        await trx('access_tokens').insert(row);
+        return 'created';
+      });
+    },
     async touch(id: string, at: string): Promise<void> {
       await db('access_tokens').where({ id }).update({ last_used_at: at });
     },
@@ -121,6 +155,27 @@ export function applicationsRepo(db: Knex) {
   return {
     async insert(app: ApplicationRow): Promise<void> {
       await db('oauth_applications').insert(app);
+    },
+    /**
+     * Inserts an application unless its user already has `maxActive` unrevoked ones or has spent the
+     * creation budget, in one transaction.
+     */
+    async insertWithin(
+      app: ApplicationRow,
+      maxActive: number,
+      budget: CreationBudget,
+    ): Promise<CreationOutcome> {
+      return db.transaction(async (trx): Promise<CreationOutcome> => {
+        await lockUser(trx, app.user_id);
+        const [active] = await trx('oauth_applications')
+          .where({ user_id: app.user_id })
+          .whereNull('revoked_at')
+          .count({ n: '*' });
+        if (Number(active?.n ?? 0) >= maxActive) return 'too_many_applications';
+        if ((await createdSince(trx, app.user_id, budget.since)) >= budget.max) return 'budget_spent';
+        await trx('oauth_applications').insert(app);
+        return 'created';
+      });
     },
     async findByClientId(clientId: string): Promise<ApplicationRow | undefined> {
       return db<ApplicationRow>('oauth_applications').where({ client_id: clientId }).first();
