@@ -30,7 +30,9 @@ const FUND_B = 'fund-returns-b';
 //   Gamma (several currencies): 10,000 shares for 100,000 EUR on 2023-01-01 (1.10 → 110,000 USD); 5,000 sold
 //     2024-07-01 for 80,000 GBP (1.25 → 100,000 USD); 5,000 left × latest price 10 EUR at 1.20 = 60,000 USD
 //     → MOIC 160,000 / 110,000.
-//   Fund: paid-in 330,000, realised 100,000, NAV 280,000 → TVPI 380/330.
+//   Beta (converted convertible): a 100,000 USD note of 2023-02-01 converts on 2024-01-01 into 20,000 shares
+//     (the certificate records the same 100,000, which is not new money) × 10 USD → fair value 200,000.
+//   Fund: paid-in 430,000, realised 100,000, NAV 480,000 → TVPI 580/430.
 const ACME_A_IRR = 2 ** (365 / 1096) - 1;
 const BETA_A_IRR = 3 ** (365 / 731) - 1;
 
@@ -152,6 +154,14 @@ async function seedReturns(db: Knex, fx: Fixture): Promise<void> {
       investment_amount: detail('100000', 'EUR'),
       shares: '10000',
     }),
+    security('s-beta-note', beta.id, FUND_B, 'convertible', '2023-02-01', {
+      convertible_type: 'convertible_note',
+      investment_amount: detail('100000', 'USD'),
+    }),
+    security('s-beta-conv', beta.id, FUND_B, 'certificate', '2024-01-01', {
+      investment_amount: detail('100000', 'USD'),
+      shares: '20000',
+    }),
   ]);
   const sale = (
     id: string,
@@ -176,6 +186,13 @@ async function seedReturns(db: Knex, fx: Fixture): Promise<void> {
   await db('transactions').insert([
     sale('t-beta', beta.id, 's-beta-a', '2024-06-01', '50000', ['1500000', 'USD']),
     sale('t-gamma', gamma.id, 's-gamma-b', '2024-07-01', '5000', ['80000', 'GBP']),
+    {
+      ...sale('t-beta-conv', beta.id, 's-beta-note', '2024-01-01', '20000', ['0', 'USD']),
+      event: 'conversion',
+      output_security_id: 's-beta-conv',
+      ...money('investment_amount', '100000', 'USD'),
+      ...money('proceeds', null, null),
+    },
   ]);
   await fx.repos.capTable.upsertFairValueOverride(
     A,
@@ -355,7 +372,11 @@ for (const dialect of dialects) {
     });
 
     it('a full exit: realised value from the sale, nothing left, IRR from the dated flows', async () => {
-      const { metrics: list } = await metrics({ company_ids: [fx.companies.beta.id], as_of_date: AS_OF });
+      const { metrics: list } = await metrics({
+        company_ids: [fx.companies.beta.id],
+        fund_ids: [fx.fundA],
+        as_of_date: AS_OF,
+      });
       const beta = byCompany(list, fx.companies.beta.id);
       expect(Number(beta.realized_value)).to.equal(1_500_000);
       expect(Number(beta.fair_value)).to.equal(0);
@@ -405,6 +426,22 @@ for (const dialect of dialects) {
       ]);
     });
 
+    it('a converted convertible counts its money once and is valued as the shares it became', async () => {
+      const { metrics: list } = await metrics({
+        company_ids: [fx.companies.beta.id],
+        fund_ids: [FUND_B],
+        as_of_date: AS_OF,
+      });
+      const beta = byCompany(list, fx.companies.beta.id);
+      expect(Number(beta.investment_amount)).to.equal(100_000);
+      expect(Number(beta.fair_value)).to.equal(200_000);
+      expect(beta.total_shares_owned).to.equal('20000');
+      expect(beta.cash_flows.map((f) => [f.kind, f.date, Number(f.amount)])).to.deep.equal([
+        ['investment', '2023-02-01', -100_000],
+        ['fair_value', AS_OF, 200_000],
+      ]);
+    });
+
     it('get_fund_performance: per fund paid-in, NAV, TVPI, DPI, RVPI and gross IRR as computed by hand', async () => {
       const { funds } = await performance(`as_of_date=${AS_OF}`);
       const a = funds.find((f) => f.fund_id === fx.fundA);
@@ -421,10 +458,10 @@ for (const dialect of dialects) {
       );
       expect(acme.irr).to.be.closeTo(ACME_A_IRR, 1e-9);
       const b = funds.find((f) => f.fund_id === FUND_B);
-      expect(Number(b.paid_in_capital)).to.equal(330_000);
+      expect(Number(b.paid_in_capital)).to.equal(430_000);
       expect(Number(b.realized_value)).to.equal(100_000);
-      expect(Number(b.fair_value)).to.equal(280_000);
-      expect(Number(b.tvpi)).to.be.closeTo(380 / 330, 1e-6);
+      expect(Number(b.fair_value)).to.equal(480_000);
+      expect(Number(b.tvpi)).to.be.closeTo(580 / 430, 1e-6);
     });
 
     it('pages the per-company breakdown of a fund', async () => {
@@ -457,7 +494,7 @@ for (const dialect of dialects) {
     it('the MCP tools answer the same figures as REST', async () => {
       const res = await mcp.callTool({
         name: 'get_investment_metrics',
-        arguments: { company_ids: [fx.companies.beta.id], as_of_date: AS_OF },
+        arguments: { company_ids: [fx.companies.beta.id], fund_ids: [fx.fundA], as_of_date: AS_OF },
       });
       expect(res.isError).to.not.equal(true);
       const sc = res.structuredContent as { metrics: { moic: string }[] };
@@ -468,7 +505,7 @@ for (const dialect of dialects) {
       });
       expect(perf.isError).to.not.equal(true);
       const funds = (perf.structuredContent as { funds: { paid_in_capital: string }[] }).funds;
-      expect(Number(funds[0]!.paid_in_capital)).to.equal(330_000);
+      expect(Number(funds[0]!.paid_in_capital)).to.equal(430_000);
     });
 
     it('a restricted user sees only the companies they may see, in metrics and in fund figures', async () => {
