@@ -3,6 +3,7 @@ import { screenCompanies } from '../tools/analytics/screen-companies.ts';
 import { listBudgets } from '../tools/budgets/list-budgets.ts';
 import { addFinancingRounds } from '../tools/cap-table/add-financing-rounds.ts';
 import { getFinancingEvents } from '../tools/cap-table/get-financing-events.ts';
+import { getInvestmentMetrics } from '../tools/cap-table/get-investment-metrics.ts';
 import { getSecurities } from '../tools/cap-table/get-securities.ts';
 import { getShareClasses } from '../tools/cap-table/get-share-classes.ts';
 import { getTransactions } from '../tools/cap-table/get-transactions.ts';
@@ -12,6 +13,7 @@ import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-colum
 import { getCompanyCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
+import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
 import { listFunds } from '../tools/funds/list-funds.ts';
 import { listInformationReports } from '../tools/information/list-information-reports.ts';
 import { listInformationRequests } from '../tools/information/list-information-requests.ts';
@@ -147,6 +149,14 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'GET',
+    path: '/v1/funds/performance/',
+    tool: getFundPerformance,
+    summary: 'Fund returns: paid-in, NAV, TVPI, DPI, RVPI, gross IRR',
+    rename: { ...paging },
+    envelope: 'plain',
+  },
+  {
+    method: 'GET',
     path: '/v1/users/',
     tool: listUsers,
     summary: 'List users',
@@ -198,6 +208,14 @@ export const routes: readonly Route[] = [
     summary: 'Get transactions',
     body: 'merge',
     envelope: 'results',
+  },
+  {
+    method: 'POST',
+    path: '/beta/investment/metrics/get/',
+    tool: getInvestmentMetrics,
+    summary: 'Get investment performance metrics',
+    body: 'merge',
+    envelope: 'plain',
   },
   {
     method: 'POST',

@@ -413,6 +413,29 @@ function describeSeed(target: (typeof targets)[number]): void {
       for (const c of companies) expect(withCapTable.has(c.id)).to.equal(true);
     });
 
+    it('gives fund returns realistic marks: written-off companies at 0, some active ones marked down, exits sold', async () => {
+      const overrides = await t
+        .db('fair_value_overrides as o')
+        .join('companies as c', 'c.id', 'o.company_id')
+        .select('c.status', 'o.fair_value_value as value', 'o.company_id', 'o.fund_id');
+      // Pinned on purpose: each fund of a written-off company, and each fund of every third active company.
+      expect(overrides.length).to.equal(22);
+      const written = overrides.filter((o) => o.status === 'written-off');
+      expect(written.length).to.be.greaterThan(0);
+      for (const o of written) expect(o.value).to.equal('0.00');
+      const writtenOff = await t.db('companies').where({ status: 'written-off' }).select('id');
+      expect(new Set(written.map((o) => o.company_id))).to.have.keys(writtenOff.map((c) => c.id));
+      const marked = overrides.filter((o) => o.status === 'active');
+      expect(marked.length).to.be.greaterThan(0);
+      for (const o of marked) expect(Number(o.value)).to.be.greaterThan(0);
+      const exitSales = await t
+        .db('transactions as x')
+        .join('companies as c', 'c.id', 'x.company_id')
+        .where({ 'x.event': 'sale', 'c.status': 'exited' })
+        .whereNotNull('x.proceeds_value');
+      expect(exitSales.length).to.be.greaterThan(0);
+    });
+
     it('has custom metrics with data, archived and deleted metrics, comments and history', async () => {
       const demo = await t.db('firms').where({ slug: 'demo' }).first();
       const custom = await t.db('metric_categories').where({ firm_id: demo.id });

@@ -7,6 +7,7 @@ import { screenCompanies } from './analytics/screen-companies.ts';
 import { listBudgets } from './budgets/list-budgets.ts';
 import { addFinancingRounds } from './cap-table/add-financing-rounds.ts';
 import { getFinancingEvents } from './cap-table/get-financing-events.ts';
+import { getInvestmentMetrics } from './cap-table/get-investment-metrics.ts';
 import { getSecurities } from './cap-table/get-securities.ts';
 import { getShareClasses } from './cap-table/get-share-classes.ts';
 import { getTransactions } from './cap-table/get-transactions.ts';
@@ -18,6 +19,7 @@ import { getCompanyCustomColumns, getCustomColumns } from './custom-columns/get-
 import type { AnyTool } from './define.ts';
 import { listDocuments } from './documents/list-documents.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
+import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
 import { listInformationReports } from './information/list-information-reports.ts';
 import { listInformationRequests } from './information/list-information-requests.ts';
@@ -75,6 +77,9 @@ export const registry: readonly AnyTool[] = [
   getTransactions,
   getSecurities,
   addFinancingRounds,
+  // Fund returns
+  getInvestmentMetrics,
+  getFundPerformance,
 ] as unknown as AnyTool[];
 
 const byName = new Map(registry.map((t) => [t.name, t]));

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as initial from './001-initial.ts';
 import * as standardCategories from './002-standard-categories.ts';
 import * as partialBudgetIndex from './003-partial-budget-index.ts';
+import * as fairValueOverrides from './008-fair-value-overrides.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-standard-categories': standardCategories,
   '003-partial-budget-index': partialBudgetIndex,
+  '008-fair-value-overrides': fairValueOverrides,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

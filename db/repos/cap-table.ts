@@ -132,6 +132,14 @@ export interface TransactionFilter {
   outputSecurityId?: string;
 }
 
+/** A fund's fair value of its position in a company on a date (0 for a write-off). */
+export interface FairValueOverride {
+  company_id: string;
+  fund_id: string;
+  date: string;
+  fair_value: StoredMoney;
+}
+
 type Raw = Record<string, unknown>;
 
 const moneySuffixes = ['value', 'currency', 'fx_rate', 'is_custom_rate'] as const;
@@ -498,6 +506,49 @@ export function capTableRepo(db: Knex) {
         investment_amount: readMoney(r, 'investment_amount'),
         proceeds: readMoney(r, 'proceeds'),
       }));
+    },
+
+    /** The visible fair-value overrides on or before a date, oldest first. */
+    async fairValueOverrides(
+      scope: Scope,
+      filter: { companyIds?: string[]; onOrBefore: string },
+    ): Promise<FairValueOverride[]> {
+      const qb = scoped(db('fair_value_overrides'), scope, 'fair_value_overrides').where(
+        'date',
+        '<=',
+        filter.onOrBefore,
+      );
+      if (filter.companyIds) qb.whereIn('company_id', filter.companyIds);
+      const raws = (await qb
+        .select('company_id', 'fund_id', 'date', ...moneyColumns('fair_value_overrides', 'fair_value'))
+        .orderBy([{ column: 'date' }, { column: 'id' }])) as Raw[];
+      return raws.map((r) => ({
+        company_id: r.company_id as string,
+        fund_id: r.fund_id as string,
+        date: r.date as string,
+        fair_value: readMoney(r, 'fair_value'),
+      }));
+    },
+
+    /** Sets a fund's fair value of a company on a date, replacing one already set for that date. */
+    async upsertFairValueOverride(firmId: string, row: FairValueOverride, now: string): Promise<void> {
+      await db('fair_value_overrides')
+        .insert({
+          id: newId(),
+          firm_id: firmId,
+          company_id: row.company_id,
+          fund_id: row.fund_id,
+          date: row.date,
+          ...writeMoney('fair_value', row.fair_value),
+          created_at: now,
+        })
+        .onConflict(['company_id', 'fund_id', 'date'])
+        .merge([
+          'fair_value_value',
+          'fair_value_currency',
+          'fair_value_fx_rate',
+          'fair_value_is_custom_rate',
+        ]);
     },
 
     /** The firm's latest rates on or before each probe's date (see fx-rates.ts). */

@@ -13,6 +13,7 @@ import { addInvestorMetrics, buildCapTable } from './demo-captable.ts';
 import { addCustomColumns, addDocuments, addInformationRequests, addNotes } from './demo-content.ts';
 import { addBudgets, addCompanyMetrics, addCustomMetrics } from './demo-metrics.ts';
 import { simulateCompany } from './demo-model.ts';
+import { addFairValueOverrides } from './demo-returns.ts';
 import { FIRMS, type FirmSpec, slugify } from './demo-world.ts';
 import { FxTable } from './fx.ts';
 import { IdGen, Rng } from './random.ts';
@@ -204,6 +205,7 @@ function buildFirm(spec: FirmSpec, shared: Shared): FirmCtx {
     const capTable = buildCapTable(firm, company);
     addCompanyMetrics(firm, company);
     addInvestorMetrics(firm, company, capTable);
+    addFairValueOverrides(firm, company, capTable);
     addBudgets(firm, company);
     addCustomMetrics(firm, company);
   }

@@ -44,6 +44,7 @@ export const SEED_TABLES = [
   'share_classes',
   'securities',
   'transactions',
+  'fair_value_overrides',
   'oauth_applications',
 ] as const;
 export type SeedTable = (typeof SEED_TABLES)[number];

@@ -670,6 +670,7 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
   output_security_id: [ref('security', 'company', 'security')],
   transaction_ids: [refList('transaction', 'company', 'transaction')],
   fund_id: [ref('fund', 'firm', 'fund')],
+  fund_ids: [refList('fund', 'firm', 'fund')],
   information_request_id: [ref('information request', 'firm', 'informationRequest')],
   category_id: [ref('custom metric', 'firm', 'customCategory')],
   category: [ref('custom metric name', 'firm', 'customCategoryName')],

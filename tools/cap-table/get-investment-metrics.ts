@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { CashFlow, loadReturns, METHOD, ownership, summarise, totalShares } from '../funds/returns.ts';
+import { utcDate } from '../schemas/dates.ts';
+import { filterObject, listFilter } from './shared.ts';
+
+const CompanyMetrics = z.object({
+  company_id: z.string(),
+  company_name: z.string(),
+  as_of_date: z.string().describe('YYYY-MM-DD.'),
+  currency: z.string().describe("The firm's currency: every amount is in it."),
+  irr: z.number().nullable().describe('Gross IRR as a fraction (0.25 = 25 %): the XIRR of cash_flows.'),
+  irr_note: z.string().nullable().describe('Why irr is null, or null.'),
+  moic: z.string().nullable().describe('(realized_value + fair_value) / investment_amount.'),
+  fair_value: z.string().describe('Value held at as_of_date.'),
+  investment_amount: z.string().describe('Money invested up to as_of_date.'),
+  realized_value: z.string().describe('Sale proceeds up to as_of_date.'),
+  ownership: z.number().nullable().describe('total_shares_owned / fully_diluted_shares, as a fraction.'),
+  total_shares_owned: z.string().describe('Shares held at as_of_date by the funds counted.'),
+  pre_money_valuation: z.string().nullable().describe('Of the latest round on or before as_of_date.'),
+  post_money_valuation: z.string().nullable().describe('pre_money_valuation + that round size.'),
+  fully_diluted_shares: z
+    .string()
+    .nullable()
+    .describe('Of the latest round on or before as_of_date that states it.'),
+  latest_price_per_share: z.string().nullable().describe('Latest share-class price on or before as_of_date.'),
+  notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
+  cash_flows: z.array(CashFlow).describe('Dated flows behind the figures, the fair value last.'),
+});
+
+export const getInvestmentMetrics = defineTool({
+  name: 'get_investment_metrics',
+  title: 'Get investment metrics (IRR, MOIC, fair value)',
+  description:
+    "Returns each company's investment returns from the cap table: IRR, MOIC, fair value, invested and realised " +
+    'amounts, ownership, shares, valuations and latest price per share, aggregated over every fund or only ' +
+    `fund_ids (from list_funds), at as_of_date (default today), in the firm's currency. ${METHOD} For a ` +
+    "whole fund's returns use get_fund_performance.",
+  input: filterObject({
+    company_ids: z
+      .array(z.string())
+      .min(1)
+      .max(1000)
+      .describe('Companies to measure (ids from list_companies); ids you cannot see are simply absent.'),
+    fund_ids: z
+      .array(z.string())
+      .max(1000)
+      .nullish()
+      .describe('Only these funds (ids from list_funds); omitted, null or empty: all funds together.'),
+    as_of_date: z.iso.date().optional().describe('Date to measure at, YYYY-MM-DD. Default today (UTC).'),
+  }),
+  output: z.object({
+    as_of_date: z.string(),
+    metrics: z.array(CompanyMetrics).describe('One item per visible company the funds invested in.'),
+  }),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
+    const data = await loadReturns(ctx, {
+      companyIds: [...input.company_ids],
+      fundIds: listFilter(input.fund_ids),
+      asOf,
+    });
+    const byCompany = new Map<string, typeof data.positions>();
+    for (const p of data.positions) byCompany.set(p.companyId, [...(byCompany.get(p.companyId) ?? []), p]);
+    const metrics = [...byCompany.values()].map((positions) => {
+      const first = positions[0]!;
+      const s = summarise(positions, data.currency);
+      const facts = data.facts.get(first.companyId);
+      const shares = totalShares(positions);
+      return {
+        company_id: first.companyId,
+        company_name: first.companyName,
+        as_of_date: asOf,
+        currency: s.currency,
+        irr: s.irr,
+        irr_note: s.irr_note,
+        moic: s.moic,
+        fair_value: s.fair_value,
+        investment_amount: s.investment_amount,
+        realized_value: s.realized_value,
+        ownership: ownership(shares, facts?.fullyDilutedShares ?? null),
+        total_shares_owned: shares,
+        pre_money_valuation: facts?.preMoney ?? null,
+        post_money_valuation: facts?.postMoney ?? null,
+        fully_diluted_shares: facts?.fullyDilutedShares ?? null,
+        latest_price_per_share: facts?.latestPrice ?? null,
+        notes: s.notes,
+        cash_flows: s.cash_flows,
+      };
+    });
+    return { as_of_date: asOf, metrics };
+  },
+});

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { utcDate } from '../schemas/dates.ts';
+import { pageFields } from '../schemas/page.ts';
+import { CashFlow, loadReturns, METHOD, type Position, summarise } from './returns.ts';
+
+const ratio = (what: string) => z.string().nullable().describe(`${what}; null with nothing paid in.`);
+
+const CompanyReturn = z.object({
+  company_id: z.string(),
+  company_name: z.string(),
+  paid_in_capital: z.string().describe("Invested in the company up to as_of_date, in the firm's currency."),
+  realized_value: z.string().describe('Sale proceeds up to as_of_date.'),
+  fair_value: z.string().describe('Value held at as_of_date.'),
+  moic: ratio('(realized_value + fair_value) / paid_in_capital'),
+  irr: z.number().nullable().describe('Gross IRR as a fraction: the XIRR of cash_flows.'),
+  irr_note: z.string().nullable().describe('Why irr is null, or null.'),
+  notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
+  cash_flows: z.array(CashFlow),
+});
+
+const FundReturn = z.object({
+  fund_id: z.string(),
+  fund_name: z.string(),
+  as_of_date: z.string(),
+  currency: z.string().describe("The firm's currency: every amount is in it."),
+  paid_in_capital: z.string().describe('Sum of investment flows, as a positive amount.'),
+  realized_value: z.string().describe('Sum of sale proceeds (distributions).'),
+  fair_value: z.string().describe('Net asset value at as_of_date: the fair value still held.'),
+  moic: ratio('(realized_value + fair_value) / paid_in_capital'),
+  tvpi: ratio('Total value to paid-in, gross: the same as moic at fund level'),
+  dpi: ratio('realized_value / paid_in_capital'),
+  rvpi: ratio('fair_value / paid_in_capital'),
+  gross_irr: z.number().nullable().describe('XIRR of cash_flows, as a fraction (0.25 = 25 %).'),
+  irr_note: z.string().nullable().describe('Why gross_irr is null, or null.'),
+  notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
+  cash_flows: z.array(CashFlow).describe("The fund's flows in every company, by date, the fair value last."),
+  companies: z.object({
+    count: z.number().int().describe('Companies the fund holds or held.'),
+    page: z.number().int(),
+    per_page: z.number().int(),
+    has_more: z.boolean().describe('True when a further page of companies exists.'),
+    results: z.array(CompanyReturn).describe('One page of the per-company breakdown, by company name.'),
+  }),
+});
+
+export const getFundPerformance = defineTool({
+  name: 'get_fund_performance',
+  title: 'Get fund performance (TVPI, DPI, IRR)',
+  description:
+    "Returns each fund's gross returns at as_of_date (default today) in the firm's currency: paid-in capital, " +
+    'realised value, fair value (NAV), MOIC, TVPI, DPI, RVPI and gross IRR, with a paged per-company ' +
+    `breakdown (page, per_page). Omit fund_id for every fund (ids from list_funds). ${METHOD} Only the ` +
+    "companies the caller can see count. One company's metrics across funds: get_investment_metrics.",
+  input: z.object({
+    fund_id: z
+      .string()
+      .min(1)
+      .nullish()
+      .describe('Only this fund (id from list_funds). Omitted: every fund.'),
+    as_of_date: z.iso.date().optional().describe('Date to measure at, YYYY-MM-DD. Default today (UTC).'),
+    ...pageFields,
+  }),
+  output: z.object({
+    as_of_date: z.string(),
+    funds: z.array(FundReturn).describe('One item per fund, by name; the companies page applies to each.'),
+  }),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
+    const firmId = ctx.principal.firm.id;
+    let funds: { id: string; name: string }[];
+    if (input.fund_id) {
+      const fund = await ctx.repos.funds.get(firmId, input.fund_id);
+      if (!fund) throw new NotFound(`fund ${input.fund_id} not found; list_funds gives the ids`);
+      funds = [fund];
+    } else {
+      funds = (await ctx.repos.funds.list(firmId, { limit: 10_000, offset: 0 })).rows;
+    }
+    const data = await loadReturns(ctx, { fundIds: funds.map((f) => f.id), asOf });
+    const start = (input.page - 1) * input.per_page;
+    return {
+      as_of_date: asOf,
+      funds: funds.map((fund) => {
+        const positions = data.positions.filter((p) => p.fundId === fund.id);
+        const s = summarise(positions, data.currency);
+        return {
+          fund_id: fund.id,
+          fund_name: fund.name,
+          as_of_date: asOf,
+          currency: s.currency,
+          paid_in_capital: s.investment_amount,
+          realized_value: s.realized_value,
+          fair_value: s.fair_value,
+          moic: s.moic,
+          tvpi: s.moic,
+          dpi: s.dpi,
+          rvpi: s.rvpi,
+          gross_irr: s.irr,
+          irr_note: s.irr_note,
+          notes: s.notes,
+          cash_flows: s.cash_flows,
+          companies: {
+            count: positions.length,
+            page: input.page,
+            per_page: input.per_page,
+            has_more: start + input.per_page < positions.length,
+            results: positions
+              .slice(start, start + input.per_page)
+              .map((p) => companyReturn(p, data.currency)),
+          },
+        };
+      }),
+    };
+  },
+});
+
+function companyReturn(p: Position, currency: string) {
+  const s = summarise([p], currency);
+  return {
+    company_id: p.companyId,
+    company_name: p.companyName,
+    paid_in_capital: s.investment_amount,
+    realized_value: s.realized_value,
+    fair_value: s.fair_value,
+    moic: s.moic,
+    irr: s.irr,
+    irr_note: s.irr_note,
+    notes: s.notes,
+    cash_flows: s.cash_flows,
+  };
+}
