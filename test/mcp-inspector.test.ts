@@ -53,6 +53,8 @@ describe('the MCP Inspector CLI against the running server', function () {
     );
     // The registry's read tools, whatever their number; an empty listing never passes.
     expect(listed.tools).to.not.be.empty;
+    // Each tool once; which tools is the registry's business (above), so a new tool needs no edit here.
+    expect(new Set(listed.tools.map((tool) => tool.name)).size).to.equal(listed.tools.length);
   });
 
   it('calls a tool', async () => {
