@@ -1,4 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
+import type { Logger } from '../core/logger.ts';
 import { migrationSource } from './migrations/index.ts';
 
 export type Db = Knex;
@@ -8,9 +9,25 @@ export function isPostgres(db: Knex): boolean {
 }
 
 /** Opens the database named by a DATABASE_URL (`sqlite:PATH`, `sqlite::memory:` or `postgres://…`). */
-export function openDb(url: string): Knex {
+/** knex's own warnings (pool, deprecations) through our logger instead of console.log on stdout. */
+function knexLog(logger: Logger | undefined): Knex.Config['log'] {
+  if (!logger) return undefined;
+  const text = (message: unknown) => ({
+    detail: typeof message === 'string' ? message : JSON.stringify(message),
+  });
+  return {
+    warn: (m: unknown) => logger.warn('database', text(m)),
+    error: (m: unknown) => logger.error('database', text(m)),
+    deprecate: (m: unknown) => logger.warn('database deprecation', text(m)),
+    debug: (m: unknown) => logger.debug('database', text(m)),
+  };
+}
+
+export function openDb(url: string, logger?: Logger): Knex {
+  const log = knexLog(logger);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return knexFactory({
+      log,
       client: 'pg',
       connection: url,
       pool: { min: 0, max: 10 },
@@ -20,6 +37,7 @@ export function openDb(url: string): Knex {
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
   return knexFactory({
+    log,
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,

@@ -1,5 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
 import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
 import { authenticate, bearerChallenge, type Resource } from '../auth/principal.ts';
@@ -24,6 +26,7 @@ import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
 import { rejectDeepJson } from './json-depth.ts';
+import { pinoFor } from './logger.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
 
 export interface AppDeps {
@@ -64,24 +67,46 @@ export function createApp(deps: AppDeps): express.Express {
   return app;
 }
 
+/** The matched route pattern (bounded, unlike the path), or `unmatched` when no route answered. */
+export function routeOf(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+}
+
+/** One access-log line per request at info: request id, principal, route, status and duration. */
 function requestIdAndAccessLog(app: express.Express, { logger }: AppDeps): void {
-  app.use((req, res, next) => {
-    const sent = req.get('X-Request-Id');
-    const id = sent && requestIdPattern.test(sent) ? sent : newId();
-    res.locals.requestId = id;
-    res.setHeader('X-Request-Id', id);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      logger.debug('request', {
-        request_id: id,
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      });
-    });
-    next();
-  });
+  const line = (req: IncomingMessage, res: ServerResponse, duration: number) => {
+    const r = req as Request;
+    const s = res as Response;
+    return {
+      principal_id: (s.locals.principalId as string | undefined) ?? null,
+      method: r.method,
+      route: routeOf(r),
+      status: s.statusCode,
+      duration_ms: duration,
+    };
+  };
+  app.use(
+    pinoHttp({
+      logger: pinoFor(logger),
+      quietReqLogger: true,
+      quietResLogger: true,
+      customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
+      genReqId: (req, res) => {
+        const sent = req.headers['x-request-id'];
+        const id = typeof sent === 'string' && requestIdPattern.test(sent) ? sent : newId();
+        (res as Response).locals.requestId = id;
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: () => 'info',
+      customSuccessMessage: () => 'request',
+      customErrorMessage: () => 'request',
+      customSuccessObject: (req, res, val: { duration_ms: number }) => line(req, res, val.duration_ms),
+      // The error itself is logged once by the error stage; the access line stays the same shape.
+      customErrorObject: (req, res, _err, val: { duration_ms: number }) => line(req, res, val.duration_ms),
+    }),
+  );
 }
 
 function securityHeaders(app: express.Express): void {
@@ -182,6 +207,7 @@ function toolContext(
 function protectedRoute(deps: AppDeps, resource: Resource, serve: Serve) {
   return async (req: Request, res: Response): Promise<void> => {
     const principal = await authenticateRequest(deps, req, resource);
+    res.locals.principalId = principal.key;
     await rateLimit(deps, principal, res);
     await serve(toolContext(deps, res, principal), req, res);
   };

@@ -17,6 +17,7 @@ const schema = z.object({
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   TRUST_PROXY: z.string().default('false'),
   MCP_WRITE_TOOLS: booleanFlag.default(false),
   MCP_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(86400).default(3600),
@@ -35,6 +36,8 @@ export interface Config {
   databaseUrl: string;
   redisUrl: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** JSON lines for machines, or `pretty` for a person at a terminal. */
+  logFormat: 'json' | 'pretty';
   trustProxy: boolean | number | string;
   mcpWriteTools: boolean;
   mcpAccessTokenTtl: number;
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: c.DATABASE_URL,
     redisUrl: c.REDIS_URL,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     mcpWriteTools: c.MCP_WRITE_TOOLS,
     mcpAccessTokenTtl: c.MCP_ACCESS_TOKEN_TTL,

@@ -34,8 +34,8 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? openDb(config.databaseUrl);
+  const logger = options.logger ?? createLogger(config.logLevel, { format: config.logFormat });
+  const db = options.db ?? openDb(config.databaseUrl, logger);
   await migrateLatest(db);
   const repos = createRepos(db);
   const limits: Limits =
