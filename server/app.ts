@@ -28,6 +28,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText }
 import { rejectDeepJson } from './json-depth.ts';
 import { pinoFor } from './logger.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
+import { isMetricsBearer, type Metrics } from './metrics.ts';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +38,8 @@ export interface AppDeps {
   limits: Limits;
   /** Check every tool result against its output schema (on in tests, off in production). */
   validateOutput?: boolean;
+  /** Prometheus metrics; GET /metrics serves them when METRICS_TOKEN is set. */
+  metrics?: Metrics;
   /** True once shutdown has begun: /readyz then answers 503 while in-flight requests finish. */
   shuttingDown?: () => boolean;
 }
@@ -56,7 +59,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
   requestIdAndAccessLog(app, deps);
+  requestMetrics(app, deps);
   securityHeaders(app);
+  metricsEndpoint(app, deps);
   frontDoor(app, deps);
   probes(app, deps);
   signIn(app, deps);
@@ -107,6 +112,36 @@ function requestIdAndAccessLog(app: express.Express, { logger }: AppDeps): void 
       customErrorObject: (req, res, _err, val: { duration_ms: number }) => line(req, res, val.duration_ms),
     }),
   );
+}
+
+function requestMetrics(app: express.Express, { metrics }: AppDeps): void {
+  if (!metrics) return;
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      metrics.request(
+        req.method,
+        routeOf(req),
+        res.statusCode,
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    });
+    next();
+  });
+}
+
+/** GET /metrics for Prometheus, behind its own bearer token; off without METRICS_TOKEN. */
+function metricsEndpoint(app: express.Express, { config, metrics }: AppDeps): void {
+  const token = config.metricsToken;
+  if (!metrics || !token) return;
+  app.get('/metrics', async (req, res) => {
+    if (!isMetricsBearer(req.get('Authorization'), token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      sendProblem(res, 401, 'unauthenticated', 'send the METRICS_TOKEN as a bearer token to read /metrics');
+      return;
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
 }
 
 function securityHeaders(app: express.Express): void {
@@ -188,12 +223,13 @@ async function rateLimit({ limits }: AppDeps, principal: Principal, res: Respons
 }
 
 function toolContext(
-  { config, repos, clock, logger }: AppDeps,
+  { config, repos, clock, logger, metrics }: AppDeps,
   res: Response,
   principal: Principal,
 ): ToolContext {
   const requestId = res.locals.requestId as string;
   return {
+    onToolCall: metrics?.toolCall,
     principal,
     repos,
     clock,
@@ -259,7 +295,7 @@ function notFound(app: express.Express): void {
 }
 
 /** Every error, typed or not, becomes one problem+json answer here. */
-function errors(app: express.Express, { config, logger }: AppDeps): void {
+function errors(app: express.Express, { config, logger, metrics }: AppDeps): void {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof Unauthenticated) {
       // A 401 from /mcp names the resource metadata, so a client can discover where to sign in.
@@ -272,6 +308,7 @@ function errors(app: express.Express, { config, logger }: AppDeps): void {
       return;
     }
     if (err instanceof RateLimited) {
+      metrics?.rateLimited();
       res.setHeader('RateLimit-Limit', String(err.limit));
       res.setHeader('RateLimit-Remaining', '0');
       res.setHeader('RateLimit-Reset', String(err.retryAfterSeconds));

@@ -26,6 +26,8 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
 });
 
@@ -47,6 +49,10 @@ export interface Config {
   rateLimitPerMinute: number;
   allowDemoCredentials: boolean;
   requestTimeoutMs: number;
+  /** Bearer token that opens GET /metrics on the main port; without it /metrics is not served there. */
+  metricsToken: string | undefined;
+  /** A separate port that serves /metrics without a token (bind it where only Prometheus reaches). */
+  metricsPort: number | undefined;
   /** Seconds a stopping server keeps serving with /readyz at 503, so a load balancer stops sending. */
   shutdownDrainSeconds: number;
 }
@@ -93,5 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     shutdownDrainSeconds: c.SHUTDOWN_DRAIN_SECONDS,
+    metricsToken: c.METRICS_TOKEN,
+    metricsPort: c.METRICS_PORT,
   };
 }

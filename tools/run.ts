@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { User } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool, Permission } from './define.ts';
-import { type FieldError, InvalidInput, MissingParameter, PermissionDenied } from './errors.ts';
+import { type FieldError, InvalidInput, MissingParameter, PermissionDenied, ToolError } from './errors.ts';
 
 /** `financing_rounds[2].company_id` from a Zod issue path. */
 export function fieldName(path: readonly PropertyKey[]): string {
@@ -75,6 +75,25 @@ export function unstorableText(raw: unknown): { path: PropertyKey[]; message: st
 
 /** Validates raw input against the tool's schema, checks its permission and runs it. */
 export async function runTool(
+  tool: AnyTool,
+  ctx: ToolContext,
+  raw: unknown,
+  rename?: (field: string) => string,
+): Promise<unknown> {
+  try {
+    const result = await validateAndRun(tool, ctx, raw, rename);
+    ctx.onToolCall?.(tool.name, 'ok');
+    return result;
+  } catch (err) {
+    ctx.onToolCall?.(
+      tool.name,
+      err instanceof ToolError && err.status < 500 ? 'client_error' : 'server_error',
+    );
+    throw err;
+  }
+}
+
+async function validateAndRun(
   tool: AnyTool,
   ctx: ToolContext,
   raw: unknown,
