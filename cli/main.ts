@@ -4,6 +4,7 @@ import { systemClock } from '../core/clock.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { createRepos } from '../db/repos/index.ts';
 import { loadConfig } from '../server/config.ts';
+import { createLogger } from '../server/logger.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import type { Command, Io } from './command.ts';
 import { appsCreate, appsList, appsRevoke } from './commands/apps.ts';
@@ -105,7 +106,10 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
 
   const config = loadConfig(io.env);
   ensureSqliteDirectory(config.databaseUrl);
-  const db = openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const db = openDb(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+    logger: createLogger(config.logLevel, { format: config.logFormat }),
+  });
   try {
     const migrated = await migrateLatest(db);
     await command.run(

@@ -1,4 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
+import type { Logger } from '../core/logger.ts';
 import { migrationSource } from './migrations/index.ts';
 import { ImmediateSqliteClient } from './sqlite-client.ts';
 
@@ -13,13 +14,31 @@ export type SqliteSynchronous = 'FULL' | 'NORMAL';
 
 export interface OpenOptions {
   sqliteSynchronous?: SqliteSynchronous;
+  /** Where knex's own warnings go (instead of console.log on stdout). */
+  logger?: Logger;
 }
 
 /** Opens the database named by a DATABASE_URL (`sqlite:PATH`, `sqlite::memory:` or `postgres://…`). */
+/** knex's own warnings (pool, deprecations) through our logger instead of console.log on stdout. */
+function knexLog(logger: Logger | undefined): Knex.Config['log'] {
+  if (!logger) return undefined;
+  const text = (message: unknown) => ({
+    detail: typeof message === 'string' ? message : JSON.stringify(message),
+  });
+  return {
+    warn: (m: unknown) => logger.warn('database', text(m)),
+    error: (m: unknown) => logger.error('database', text(m)),
+    deprecate: (m: unknown) => logger.warn('database deprecation', text(m)),
+    debug: (m: unknown) => logger.debug('database', text(m)),
+  };
+}
+
 export function openDb(url: string, options: OpenOptions = {}): Knex {
   const synchronous = options.sqliteSynchronous ?? 'FULL';
+  const log = knexLog(options.logger);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return knexFactory({
+      log,
       client: 'pg',
       connection: url,
       pool: { min: 0, max: 10 },
@@ -29,6 +48,7 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
   return knexFactory({
+    log,
     client: ImmediateSqliteClient as unknown as typeof knexFactory.Client,
     connection: { filename },
     useNullAsDefault: true,

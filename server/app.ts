@@ -1,5 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
 import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
 import { authenticate, bearerChallenge, type Resource } from '../auth/principal.ts';
@@ -24,8 +26,10 @@ import { checkMcpCallScope, handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
 import { checkJsonBody } from './json-depth.ts';
+import { pinoFor } from './logger.ts';
 import { refuseJsonRpcBatch } from './mcp-batch.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
+import { isMetricsBearer, type Metrics } from './metrics.ts';
 
 export interface AppDeps {
   config: Config;
@@ -35,6 +39,8 @@ export interface AppDeps {
   limits: Limits;
   /** Check every tool result against its output schema (on in tests, off in production). */
   validateOutput?: boolean;
+  /** Prometheus metrics; GET /metrics serves them when METRICS_TOKEN is set. */
+  metrics?: Metrics;
   /** True once shutdown has begun: /readyz then answers 503 while in-flight requests finish. */
   shuttingDown?: () => boolean;
 }
@@ -54,7 +60,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
   requestIdAndAccessLog(app, deps);
+  requestMetrics(app, deps);
   securityHeaders(app);
+  metricsEndpoint(app, deps);
   frontDoor(app, deps);
   probes(app, deps);
   signIn(app, deps);
@@ -65,23 +73,75 @@ export function createApp(deps: AppDeps): express.Express {
   return app;
 }
 
+/** The matched route pattern (bounded, unlike the path), or `unmatched` when no route answered. */
+export function routeOf(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+}
+
+/** One access-log line per request at info: request id, principal, route, status and duration. */
 function requestIdAndAccessLog(app: express.Express, { logger }: AppDeps): void {
+  const line = (req: IncomingMessage, res: ServerResponse, duration: number) => {
+    const r = req as Request;
+    const s = res as Response;
+    return {
+      principal_id: (s.locals.principalId as string | undefined) ?? null,
+      method: r.method,
+      route: routeOf(r),
+      status: s.statusCode,
+      duration_ms: duration,
+    };
+  };
+  app.use(
+    pinoHttp({
+      logger: pinoFor(logger),
+      quietReqLogger: true,
+      quietResLogger: true,
+      customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
+      genReqId: (req, res) => {
+        const sent = req.headers['x-request-id'];
+        const id = typeof sent === 'string' && requestIdPattern.test(sent) ? sent : newId();
+        (res as Response).locals.requestId = id;
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: () => 'info',
+      customSuccessMessage: () => 'request',
+      customErrorMessage: () => 'request',
+      customSuccessObject: (req, res, val: { duration_ms: number }) => line(req, res, val.duration_ms),
+      // The error itself is logged once by the error stage; the access line stays the same shape.
+      customErrorObject: (req, res, _err, val: { duration_ms: number }) => line(req, res, val.duration_ms),
+    }),
+  );
+}
+
+function requestMetrics(app: express.Express, { metrics }: AppDeps): void {
+  if (!metrics) return;
   app.use((req, res, next) => {
-    const sent = req.get('X-Request-Id');
-    const id = sent && requestIdPattern.test(sent) ? sent : newId();
-    res.locals.requestId = id;
-    res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      logger.debug('request', {
-        request_id: id,
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      });
+      metrics.request(
+        req.method,
+        routeOf(req),
+        res.statusCode,
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
     });
     next();
+  });
+}
+
+/** GET /metrics for Prometheus, behind its own bearer token; off without METRICS_TOKEN. */
+function metricsEndpoint(app: express.Express, { config, metrics }: AppDeps): void {
+  const token = config.metricsToken;
+  if (!metrics || !token) return;
+  app.get('/metrics', async (req, res) => {
+    if (!isMetricsBearer(req.get('Authorization'), token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      sendProblem(res, 401, 'unauthenticated', 'send the METRICS_TOKEN as a bearer token to read /metrics');
+      return;
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 }
 
@@ -175,12 +235,13 @@ async function rateLimit({ limits }: AppDeps, principal: Principal, res: Respons
 }
 
 function toolContext(
-  { config, repos, clock, logger }: AppDeps,
+  { config, repos, clock, logger, metrics }: AppDeps,
   res: Response,
   principal: Principal,
 ): ToolContext {
   const requestId = res.locals.requestId as string;
   return {
+    onToolCall: metrics?.toolCall,
     principal,
     repos,
     clock,
@@ -202,6 +263,7 @@ function protectedRoute(
 ): RequestHandler[] {
   const admit: RequestHandler = async (req, res, next) => {
     const principal = await authenticateRequest(deps, req, resource);
+    res.locals.principalId = principal.key;
     await rateLimit(deps, principal, res);
     res.locals.principal = principal;
     next();
@@ -266,7 +328,7 @@ function notFound(app: express.Express): void {
 }
 
 /** Every error, typed or not, becomes one problem+json answer here. */
-function errors(app: express.Express, { config, logger }: AppDeps): void {
+function errors(app: express.Express, { config, logger, metrics }: AppDeps): void {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof Unauthenticated) {
       // A 401 from /mcp names the resource metadata, so a client can discover where to sign in.
@@ -289,6 +351,7 @@ function errors(app: express.Express, { config, logger }: AppDeps): void {
       return;
     }
     if (err instanceof RateLimited) {
+      metrics?.rateLimited();
       res.setHeader('RateLimit-Limit', String(err.limit));
       res.setHeader('RateLimit-Remaining', '0');
       res.setHeader('RateLimit-Reset', String(err.retryAfterSeconds));

@@ -18,6 +18,7 @@ const schema = z.object({
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   TRUST_PROXY: z.string().default('false'),
   MCP_WRITE_TOOLS: booleanFlag.default(false),
   MCP_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(86400).default(3600),
@@ -29,6 +30,8 @@ const schema = z.object({
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
 });
 
@@ -39,6 +42,8 @@ export interface Config {
   databaseUrl: string;
   redisUrl: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** JSON lines for machines, or `pretty` for a person at a terminal. */
+  logFormat: 'json' | 'pretty';
   trustProxy: boolean | number | string;
   mcpWriteTools: boolean;
   mcpAccessTokenTtl: number;
@@ -54,6 +59,10 @@ export interface Config {
   requestTimeoutMs: number;
   /** SQLite's synchronous pragma: FULL survives power loss, NORMAL only a process crash. */
   sqliteSynchronous: SqliteSynchronous;
+  /** Bearer token that opens GET /metrics on the main port; without it /metrics is not served there. */
+  metricsToken: string | undefined;
+  /** A separate port that serves /metrics without a token (bind it where only Prometheus reaches). */
+  metricsPort: number | undefined;
   /** Seconds a stopping server keeps serving with /readyz at 503, so a load balancer stops sending. */
   shutdownDrainSeconds: number;
 }
@@ -88,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: c.DATABASE_URL,
     redisUrl: c.REDIS_URL,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     mcpWriteTools: c.MCP_WRITE_TOOLS,
     mcpAccessTokenTtl: c.MCP_ACCESS_TOKEN_TTL,
@@ -102,5 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
     shutdownDrainSeconds: c.SHUTDOWN_DRAIN_SECONDS,
+    metricsToken: c.METRICS_TOKEN,
+    metricsPort: c.METRICS_PORT,
   };
 }

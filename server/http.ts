@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
@@ -13,6 +13,7 @@ import { createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 
 export interface RunningServer {
   url: string;
@@ -20,6 +21,8 @@ export interface RunningServer {
   server: Server;
   db: Knex;
   repos: Repos;
+  /** Where METRICS_PORT serves /metrics, when set. */
+  metricsUrl: string | undefined;
   /** Drains (/readyz at 503), stops accepting connections, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
 }
@@ -33,9 +36,27 @@ export interface StartOptions {
   limits?: Limits;
 }
 
+/** /metrics alone on METRICS_PORT (same host), for a scraper that reaches only that port. */
+async function serveMetrics(metrics: Metrics, config: Config): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found: GET /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  server.listen(config.metricsPort, config.host);
+  await once(server, 'listening');
+  return server;
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const logger = options.logger ?? createLogger(config.logLevel, { format: config.logFormat });
+  const db =
+    options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, logger });
   await migrateLatest(db);
   const repos = createRepos(db);
   const limits: Limits =
@@ -49,12 +70,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       logger,
     );
   let closing: Promise<void> | undefined;
+  const clock = options.clock ?? systemClock;
+  const metrics = createMetrics(db, repos, clock);
   const app = createApp({
+    metrics,
     shuttingDown: () => closing !== undefined,
     limits,
     config,
     repos,
-    clock: options.clock ?? systemClock,
+    clock,
     logger,
     validateOutput: options.validateOutput,
   });
@@ -64,6 +88,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = Math.min(config.requestTimeoutMs, 60000);
   const port = (server.address() as AddressInfo).port;
+  const metricsServer = config.metricsPort === undefined ? undefined : await serveMetrics(metrics, config);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   // Without PUBLIC_URL on an ephemeral port, links must name the port actually bound.
   if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = `http://${host}:${port}`;
@@ -73,6 +98,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     server,
     db,
     repos,
+    metricsUrl: metricsServer && `http://${host}:${(metricsServer.address() as AddressInfo).port}/metrics`,
     close() {
       closing ??= (async () => {
         // Still serving while the load balancer sees /readyz at 503 and stops sending new requests.
@@ -83,6 +109,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         const timer = setTimeout(() => server.closeAllConnections(), config.requestTimeoutMs).unref();
         await closed;
         clearTimeout(timer);
+        metricsServer?.close();
         await limits.close();
         if (!options.db) await db.destroy();
       })();

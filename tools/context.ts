@@ -11,4 +11,8 @@ export interface ToolContext {
   logger: Logger;
   requestId: string;
   publicUrl: string;
+  /** Told of every tool call's outcome (the server counts them for /metrics). */
+  onToolCall?: (tool: string, outcome: ToolOutcome) => void;
 }
+
+export type ToolOutcome = 'ok' | 'client_error' | 'server_error';

@@ -8,6 +8,7 @@ import {
   InvalidInput,
   MissingParameter,
   PermissionDenied,
+  ToolError,
 } from './errors.ts';
 
 /** `financing_rounds[2].company_id` from a Zod issue path. */
@@ -95,6 +96,25 @@ export function unstorableText(raw: unknown): { path: PropertyKey[]; message: st
 
 /** Validates raw input against the tool's schema, checks its permission and runs it. */
 export async function runTool(
+  tool: AnyTool,
+  ctx: ToolContext,
+  raw: unknown,
+  rename?: (field: string) => string,
+): Promise<unknown> {
+  try {
+    const result = await validateAndRun(tool, ctx, raw, rename);
+    ctx.onToolCall?.(tool.name, 'ok');
+    return result;
+  } catch (err) {
+    ctx.onToolCall?.(
+      tool.name,
+      err instanceof ToolError && err.status < 500 ? 'client_error' : 'server_error',
+    );
+    throw err;
+  }
+}
+
+async function validateAndRun(
   tool: AnyTool,
   ctx: ToolContext,
   raw: unknown,

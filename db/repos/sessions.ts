@@ -20,6 +20,11 @@ export function sessionsRepo(db: Knex) {
     async remove(idHash: string): Promise<void> {
       await db('web_sessions').where({ id_hash: idHash }).delete();
     },
+    /** Browser sessions still valid at `now`, for the active sign-ins gauge. */
+    async countActive(now: string): Promise<number> {
+      const row = await db('web_sessions').where('expires_at', '>', now).count({ n: '*' }).first();
+      return Number(row?.n ?? 0);
+    },
     /** Drops sessions that ended before `now` (called now and then, not on every request). */
     async removeExpired(now: string): Promise<void> {
       await db('web_sessions').where('expires_at', '<=', now).delete();

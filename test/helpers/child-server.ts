@@ -22,6 +22,7 @@ export interface ChildServer {
 export async function spawnServer(
   databaseUrl: string,
   env: Record<string, string> = {},
+  startTimeoutMs = 30_000,
 ): Promise<ChildServer> {
   const child = spawn(process.execPath, ['cli/portfolio.mjs', 'serve', '--json'], {
     cwd: root,
@@ -44,7 +45,10 @@ export async function spawnServer(
   });
   const exited = once(child, 'exit');
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 30 s: ${err}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not start within ${startTimeoutMs} ms: ${err}`)),
+      startTimeoutMs,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n').find((l) => l.startsWith('{'));

@@ -1,0 +1,108 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../core/clock.ts';
+import type { Repos } from '../db/repos/index.ts';
+import type { ToolOutcome } from '../tools/context.ts';
+
+/** The Prometheus metrics of one server: a registry of its own, so several servers in a process stay apart. */
+export interface Metrics {
+  registry: Registry;
+  request(method: string, route: string, status: number, seconds: number): void;
+  toolCall(tool: string, outcome: ToolOutcome): void;
+  rateLimited(): void;
+}
+
+interface Pool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
+  const registry = new Registry();
+  // Process metrics, among them nodejs_eventloop_lag_seconds.
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, matched route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request durations by method, matched route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const tools = new Counter({
+    name: 'tool_calls_total',
+    help: 'Tool calls from REST and MCP by tool and outcome (ok, client_error, server_error)',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [registry],
+  });
+  const limited = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 by the rate limit',
+    registers: [registry],
+  });
+  const queries = new Histogram({
+    name: 'db_query_duration_seconds',
+    help: 'Database query durations',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state (used, free, pending acquisitions)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const pool = (db.client as { pool?: Pool }).pool;
+      this.set({ state: 'used' }, pool?.numUsed() ?? 0);
+      this.set({ state: 'free' }, pool?.numFree() ?? 0);
+      this.set({ state: 'pending' }, pool?.numPendingAcquires() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'active_sign_ins',
+    help: 'Browser sign-in sessions that have not expired, counted in the database at scrape',
+    registers: [registry],
+    async collect() {
+      this.set(await repos.sessions.countActive(clock.now().toISOString()));
+    },
+  });
+
+  const started = new Map<string, bigint>();
+  const finish = (query: { __knexQueryUid?: string }) => {
+    const uid = query.__knexQueryUid;
+    const t0 = uid === undefined ? undefined : started.get(uid);
+    if (uid === undefined || t0 === undefined) return;
+    started.delete(uid);
+    queries.observe(Number(process.hrtime.bigint() - t0) / 1e9);
+  };
+  db.on('query', (query: { __knexQueryUid?: string }) => {
+    if (query.__knexQueryUid !== undefined) started.set(query.__knexQueryUid, process.hrtime.bigint());
+  });
+  db.on('query-response', (_response: unknown, query: { __knexQueryUid?: string }) => finish(query));
+  db.on('query-error', (_error: unknown, query: { __knexQueryUid?: string }) => finish(query));
+
+  return {
+    registry,
+    request(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      durations.observe(labels, seconds);
+    },
+    toolCall: (tool, outcome) => tools.inc({ tool, outcome }),
+    rateLimited: () => limited.inc(),
+  };
+}
+
+/** Whether `header` is `Bearer <token>` for the configured token, compared in constant time. */
+export function isMetricsBearer(header: string | undefined, token: string): boolean {
+  const sent = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '');
+  const expected = Buffer.from(token);
+  return sent.length === expected.length && timingSafeEqual(sent, expected);
+}
