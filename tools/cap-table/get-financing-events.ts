@@ -4,7 +4,7 @@ import type { FinancingRecord } from '../../db/repos/cap-table.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
 import type { MoneyConverter } from '../schemas/money.ts';
-import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
+import { idsFilter, listFilter, pagedResults, pageOf, readFilter } from './shared.ts';
 
 const SORTS = [
   'closing_date',
@@ -75,7 +75,7 @@ export const getFinancingEvents = defineTool({
           'ascending. Default closing_date ascending. Rounds without a converted size sort last.',
       ),
   }),
-  output: resultsOf(FinancingOut),
+  output: pageOf(FinancingOut),
   annotations: readOnly,
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.financings(ctx.principal.scope, {
@@ -85,7 +85,7 @@ export const getFinancingEvents = defineTool({
       coInvestors: input.co_investors ?? undefined,
     });
     const sortBy = input.sort_by;
-    return convertedResults(ctx, rows, input.include_fx_details, {
+    return pagedResults(ctx, rows, input, {
       amounts: financingAmounts,
       out: toFinancingOut,
       order: sortBy ? (all, fx) => sortRounds(all, sortBy, fx) : undefined,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { TRANSACTION_EVENTS, Transaction, toTransaction } from '../schemas/transaction.ts';
-import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
+import { idsFilter, listFilter, pagedResults, pageOf, readFilter } from './shared.ts';
 
 export const getTransactions = defineTool({
   name: 'get_transactions',
@@ -26,7 +26,7 @@ export const getTransactions = defineTool({
       .nullish()
       .describe('Only transactions that created this security (id from get_securities).'),
   }),
-  output: resultsOf(Transaction),
+  output: pageOf(Transaction),
   annotations: readOnly,
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.transactions(ctx.principal.scope, {
@@ -36,7 +36,7 @@ export const getTransactions = defineTool({
       inputSecurityId: input.input_security_id ?? undefined,
       outputSecurityId: input.output_security_id ?? undefined,
     });
-    return convertedResults(ctx, rows, input.include_fx_details, {
+    return pagedResults(ctx, rows, input, {
       amounts: (r) => [
         { money: r.investment_amount, date: r.date },
         { money: r.proceeds, date: r.date },
