@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
+import { compactSchema } from './json-schema.ts';
 import { registry } from './registry.ts';
 import { runTool } from './run.ts';
 import { boundResult } from './truncate.ts';
@@ -26,7 +27,15 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): McpTool['inputSc
     string,
     unknown
   >;
-  return rest as McpTool['inputSchema'];
+  return compactSchema(rest, io) as McpTool['inputSchema'];
+}
+
+/** The hints as listed: a read-only tool's destructive and idempotent hints mean nothing to a client (MCP spec), so they are left out. */
+function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
+  const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
+  return readOnlyHint
+    ? { readOnlyHint, openWorldHint }
+    : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
 }
 
 export function describeTool(tool: AnyTool): McpTool {
@@ -36,7 +45,7 @@ export function describeTool(tool: AnyTool): McpTool {
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
     outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: listedAnnotations(tool),
   };
 }
 
