@@ -38,13 +38,27 @@ function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
     : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
 }
 
+/** Declares the field a cut result carries (see tools/truncate.ts), so a client can rely on it. */
+const TRUNCATED = {
+  type: 'object',
+  description: 'Only in a cut answer: returned, omitted, next ({page, per_page} or null), advice.',
+};
+
+function outputSchema(tool: AnyTool): McpTool['outputSchema'] {
+  const schema = jsonSchema(tool.output, 'output') as { properties?: Record<string, unknown> };
+  return {
+    ...schema,
+    properties: { ...schema.properties, truncated: TRUNCATED },
+  } as unknown as McpTool['outputSchema'];
+}
+
 export function describeTool(tool: AnyTool): McpTool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
-    outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
+    outputSchema: outputSchema(tool),
     annotations: listedAnnotations(tool),
   };
 }
@@ -111,7 +125,10 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
         string,
         unknown
       >;
-      return boundResult(structured, tool.name) as CallToolResult;
+      return boundResult(structured, {
+        name: tool.name,
+        params: Object.keys(tool.input.shape),
+      }) as CallToolResult;
     } catch (err) {
       if (err instanceof ToolError) return errorResult(describeError(err));
       ctx.logger.error('tool failed', { tool: tool.name, error: String((err as Error)?.stack ?? err) });
