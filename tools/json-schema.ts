@@ -68,6 +68,12 @@ function simplify(node: Json, output: boolean, inMap = false): Json {
     const { oneOf: _o, anyOf: _a, ...rest } = out;
     return { ...rest, type: 'object', properties };
   }
+  // The `default` keyword already says what a trailing "Default 12." says.
+  if ('default' in out && typeof out.description === 'string') {
+    const stated = `Default ${JSON.stringify(out.default).replace(/^"|"$/g, '')}.`;
+    if (out.description.endsWith(` ${stated}`))
+      out.description = out.description.slice(0, -stated.length - 1);
+  }
   // A date's `format` says what zod's long validating pattern says.
   if (out.format === 'date' && typeof out.pattern === 'string') delete out.pattern;
   if (typeof out.type === 'string' && 'const' in out) delete out.type;

@@ -44,10 +44,9 @@ export const getFinancingEvents = defineTool({
   description:
     'Lists the financing rounds of the cap tables the caller can see: name, closing date, pre-money valuation, ' +
     "round size (with its value in the firm's preferred currency), fully diluted shares, co-investors, " +
-    'liquidation terms and pari passu rounds. Without filters it returns every round of every visible company, ' +
-    'by closing date. Filter by company_ids (from list_companies), financing_ids, is_crypto or co_investors ' +
-    '(every entry must match one co-investor of the round). Share classes, securities and transactions of the ' +
-    'rounds come from get_share_classes, get_securities and get_transactions.',
+    'liquidation terms and pari passu rounds. Without filters: every round of every visible company, by ' +
+    'closing date. Share classes, securities and transactions come from get_share_classes, get_securities ' +
+    'and get_transactions.',
   input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),

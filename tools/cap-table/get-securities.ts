@@ -10,8 +10,7 @@ export const getSecurities = defineTool({
     "Lists the securities the firm's funds hold in the companies the caller can see: share certificates, " +
     'warrants, public equity, convertibles (notes, SAFEs, KISS) and token investments, warrants and ' +
     "convertibles. Each item has a type field and that kind's own fields; money amounts carry their value " +
-    "in the firm's preferred currency. Without filters it returns every visible security by issue date; " +
-    'filter by company_ids (from list_companies), security_ids or fund_id (from list_funds). Transactions ' +
+    "in the firm's preferred currency. Without filters: every visible security by issue date. Transactions " +
     'between securities come from get_transactions.',
   input: readFilter({
     security_ids: idsFilter('security', 'from get_securities'),

@@ -9,8 +9,7 @@ export const getShareClasses = defineTool({
   description:
     'Lists the share classes of the cap tables the caller can see: name, common or preferred, primary or ' +
     "secondary purchase, price per share (with its value in the firm's preferred currency) and the financing " +
-    'round each belongs to (see get_financing_events). Without filters it returns every share class of every ' +
-    'visible company; filter by company_ids (from list_companies), share_class_ids or purchase_type.',
+    'round each belongs to (see get_financing_events). Without filters: every share class of every visible company.',
   input: readFilter({
     share_class_ids: idsFilter('share class', 'from get_share_classes'),
     purchase_type: z.enum(PURCHASE_TYPES).nullish().describe('Only primary or only secondary share classes.'),

@@ -9,9 +9,7 @@ export const getTransactions = defineTool({
   description:
     'Lists the transactions between securities in the companies the caller can see: exercises, conversions ' +
     "and sales, with the shares moved, the amount invested and the proceeds (each also in the firm's " +
-    'preferred currency). Without filters it returns every visible transaction by date; filter by ' +
-    'company_ids (from list_companies), transaction_ids, event, or the input or output security (ids from ' +
-    'get_securities).',
+    'preferred currency). Without filters: every visible transaction by date.',
   input: readFilter({
     transaction_ids: idsFilter('transaction', 'from get_transactions'),
     event: z.enum(TRANSACTION_EVENTS).nullish().describe('Only exercise, conversion or sale transactions.'),

@@ -20,9 +20,7 @@ export function idsFilter(what: string, source: string) {
     .array(z.string())
     .max(1000)
     .nullish()
-    .describe(
-      `Only these ${what} ids (${source}); ids you cannot see are simply absent. Omitted, null or empty: all.`,
-    );
+    .describe(`Only these ${what} ids (${source}); unknown ids are absent. Omitted or empty: all.`);
 }
 
 export const companyIdsFilter = idsFilter('company', 'from list_companies or search_companies');
@@ -30,10 +28,7 @@ export const companyIdsFilter = idsFilter('company', 'from list_companies or sea
 export const includeFxDetails = z
   .boolean()
   .default(false)
-  .describe(
-    'When true, every money amount also carries fx_rate and is_custom_rate (the rate used to convert value ' +
-      "into the firm's preferred currency, and whether it was a custom rate). Default false.",
-  );
+  .describe("true: every money amount also carries fx_rate (into the firm's currency) and is_custom_rate.");
 
 /** Paging of a cap-table read; the reference REST routes send no per_page and get every result. */
 export const readPaging = {
