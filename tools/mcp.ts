@@ -8,7 +8,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -18,6 +17,7 @@ import { ToolError } from './errors.ts';
 import { compactSchema } from './json-schema.ts';
 import { registry } from './registry.ts';
 import { runTool } from './run.ts';
+import { MAX_PER_PAGE } from './schemas/page.ts';
 import { boundResult } from './truncate.ts';
 
 export const SERVER_INFO = { name: 'portfolio-data-service', version: '0.1.0' };
@@ -41,7 +41,7 @@ function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
 /** Declares the field a cut result carries (see tools/truncate.ts), so a client can rely on it. */
 const TRUNCATED = {
   type: 'object',
-  description: 'Only in a cut answer: returned, omitted, next ({page, per_page} or null), advice.',
+  description: 'Only when cut: returned, omitted, next {page, per_page}, advice.',
 };
 
 function outputSchema(tool: AnyTool): McpTool['outputSchema'] {
@@ -73,10 +73,34 @@ function errorResult(text: string): CallToolResult {
 }
 
 function describeError(err: ToolError): string {
-  const fields = err.errors.length
-    ? ` Fields: ${err.errors.map((e) => `${e.field} (${e.message})`).join(', ')}.`
+  // Field errors the message already states are not repeated.
+  const unsaid = err.errors.filter((e) => !err.message.includes(e.message));
+  const fields = unsaid.length
+    ? ` Fields: ${unsaid.map((e) => `${e.field} (${e.message})`).join(', ')}.`
     : '';
   return `${err.message}.${fields}`.replace(/\.\./g, '.');
+}
+
+/**
+ * A JSON-RPC error whose message goes out as written: the client adds its own "MCP error <code>:"
+ * prefix, so an McpError (which already carries one) would arrive with it twice.
+ */
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** A per_page above the maximum is lowered to it, as REST does, with a note saying so. */
+function clampPerPage(
+  tool: AnyTool,
+  raw: Record<string, unknown>,
+): { args: Record<string, unknown>; note?: string } {
+  const perPage = raw.per_page;
+  if (!('per_page' in tool.input.shape) || typeof perPage !== 'number' || perPage <= MAX_PER_PAGE)
+    return { args: raw };
+  return {
+    args: { ...raw, per_page: MAX_PER_PAGE },
+    note: `per_page ${perPage} is above the maximum of ${MAX_PER_PAGE}; this answer used per_page=${MAX_PER_PAGE}.`,
+  };
 }
 
 export interface McpOptions {
@@ -117,18 +141,18 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}; call tools/list`);
+      throw rpcError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}; call tools/list`);
     }
     try {
-      const result = await runTool(tool, ctx, request.params.arguments ?? {});
+      const { args, note } = clampPerPage(tool, request.params.arguments ?? {});
+      const result = await runTool(tool, ctx, args);
       const structured = (options.validateOutput ? tool.output.parse(result) : result) as Record<
         string,
         unknown
       >;
-      return boundResult(structured, {
-        name: tool.name,
-        params: Object.keys(tool.input.shape),
-      }) as CallToolResult;
+      const bounded = boundResult(structured, { name: tool.name, params: Object.keys(tool.input.shape) });
+      if (note) bounded.content.push({ type: 'text', text: note });
+      return bounded as CallToolResult;
     } catch (err) {
       if (err instanceof ToolError) return errorResult(describeError(err));
       ctx.logger.error('tool failed', { tool: tool.name, error: String((err as Error)?.stack ?? err) });

@@ -38,7 +38,7 @@ export function displayName(user: User): string {
 
 function notFound(id: string): NotFound {
   return new NotFound(
-    `no metric datum with id ${id}; list_metrics (GET /v1/metrics/) or get_company_metrics lists valid ids`,
+    `no metric datum with id ${id}; get_company_metrics (GET /v1/metrics/ over REST) lists valid ids`,
   );
 }
 
