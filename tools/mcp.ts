@@ -7,6 +7,9 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
+  type GetPromptResult,
+  ListPromptsRequestSchema,
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -15,6 +18,7 @@ import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
 import { compactSchema } from './json-schema.ts';
+import { prompts } from './prompts/index.ts';
 import { registry } from './registry.ts';
 import { runTool } from './run.ts';
 import { MAX_PER_PAGE } from './schemas/page.ts';
@@ -131,13 +135,40 @@ function catalog(writeTools: boolean): Catalog {
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
   const { byName, listing } = catalog(options.writeTools);
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
     instructions:
       'Portfolio data of one investment firm: companies, metrics, budgets, documents, notes, custom ' +
       'columns, information requests and reports, funds, users and cap tables. Start with ' +
       'list_companies or search_companies to find company ids.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => listing);
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: prompts.map(({ name, title, description, arguments: args }) => ({
+      name,
+      title,
+      description,
+      arguments: args,
+    })),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
+    const prompt = prompts.find((p) => p.name === request.params.name);
+    if (!prompt) {
+      const known = prompts.map((p) => p.name).join(', ');
+      throw rpcError(
+        ErrorCode.InvalidParams,
+        `unknown prompt ${request.params.name}; the prompts are ${known}`,
+      );
+    }
+    const args = request.params.arguments ?? {};
+    const missing = prompt.arguments.filter((a) => a.required && !args[a.name]?.trim()).map((a) => a.name);
+    if (missing.length > 0) {
+      throw rpcError(ErrorCode.InvalidParams, `prompt ${prompt.name} needs ${missing.join(' and ')}`);
+    }
+    return {
+      description: prompt.description,
+      messages: [{ role: 'user', content: { type: 'text', text: prompt.text(args) } }],
+    };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
