@@ -2,6 +2,7 @@ import { getCompanyFinancialSummary } from './analytics/get-company-financial-su
 import { getCompanyNotesSummary } from './analytics/get-company-notes-summary.ts';
 import { getCompanyPerformance } from './analytics/get-company-performance.ts';
 import { getExcelPluginGuide } from './analytics/get-excel-plugin-guide.ts';
+import { getBudgetVariance } from './budgets/get-budget-variance.ts';
 import { listBudgets } from './budgets/list-budgets.ts';
 import { addFinancingRounds } from './cap-table/add-financing-rounds.ts';
 import { getFinancingEvents } from './cap-table/get-financing-events.ts';
@@ -42,6 +43,7 @@ export const registry: readonly AnyTool[] = [
   updateMetric,
   // Budgets
   listBudgets,
+  getBudgetVariance,
   // Documents
   listDocuments,
   // Notes
