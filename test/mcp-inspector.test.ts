@@ -51,7 +51,6 @@ describe('the MCP Inspector CLI against the running server', function () {
         .map((tool) => tool.name)
         .sort(),
     );
-    expect(listed.tools).to.have.length(24);
   });
 
   it('calls a tool', async () => {
