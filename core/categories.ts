@@ -172,3 +172,46 @@ export function nearestName(
   }
   return best;
 }
+
+/** How people name a standard category, normalised: "Net Burn", "net-burn" and "NET_BURN" are net_burn. */
+export function normaliseCategoryName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+}
+
+/** Words analysts use for a standard category (or its nearest one), which spelling alone would not find. */
+const CATEGORY_SYNONYMS: Readonly<Record<string, string>> = {
+  burn: 'net_burn',
+  burn_rate: 'net_burn',
+  cash_burn: 'net_burn',
+  mrr: 'arr',
+  recurring_revenue: 'arr',
+  cash: 'cash_in_bank',
+  cash_balance: 'cash_in_bank',
+  employees: 'headcount',
+  fte: 'headcount',
+  staff: 'headcount',
+  sales: 'revenue',
+  turnover: 'revenue',
+  income: 'net_income',
+  profit: 'net_profit',
+  margin: 'gross_margin',
+  cogs: 'cost_of_goods_sold',
+  opex: 'total_operating_expenses',
+  irr: 'gross_irr',
+  valuation: 'post_money_valuation',
+  runway_months: 'runway',
+  growth: 'revenue_growth',
+};
+
+/**
+ * The valid name to suggest for an unknown category: one that means the same (burn → net_burn,
+ * mrr → arr) when it is valid here, otherwise the nearest by spelling.
+ */
+export function suggestCategory(input: string, candidates: readonly string[]): string | undefined {
+  const meaning = CATEGORY_SYNONYMS[normaliseCategoryName(input)];
+  if (meaning && candidates.includes(meaning)) return meaning;
+  return nearestName(normaliseCategoryName(input), candidates)?.name;
+}

@@ -1,5 +1,6 @@
 import { getPortfolioOverview } from '../tools/analytics/get-portfolio-overview.ts';
 import { screenCompanies } from '../tools/analytics/screen-companies.ts';
+import { getBudgetVariance } from '../tools/budgets/get-budget-variance.ts';
 import { listBudgets } from '../tools/budgets/list-budgets.ts';
 import { addFinancingRounds } from '../tools/cap-table/add-financing-rounds.ts';
 import { getFinancingEvents } from '../tools/cap-table/get-financing-events.ts';
@@ -90,6 +91,14 @@ export const routes: readonly Route[] = [
     summary: 'List budgets',
     rename: { ...paging },
     envelope: 'page',
+  },
+  {
+    method: 'GET',
+    path: '/v1/budgets/variance/',
+    tool: getBudgetVariance,
+    summary: 'Budget against actual of one company',
+    rename: { ...paging },
+    envelope: 'plain',
   },
   {
     method: 'GET',

@@ -5,12 +5,22 @@ import type { Config } from './config.ts';
 const allowHeaders = 'Authorization, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
 const exposeHeaders = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, X-Request-Id';
 
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** The origins PUBLIC_URL stands for: a loopback URL is reached as localhost, 127.0.0.1 or [::1] alike. */
+export function publicOrigins(publicUrl: string): string[] {
+  const url = new URL(publicUrl);
+  if (!LOOPBACK_HOSTS.includes(url.hostname)) return [url.origin];
+  const port = url.port ? `:${url.port}` : '';
+  return LOOPBACK_HOSTS.map((host) => `${url.protocol}//${host}${port}`);
+}
+
 /**
  * Guards /mcp against DNS rebinding and foreign pages: an `Origin`, when sent, must be PUBLIC_URL's
  * origin or one of MCP_ALLOWED_ORIGINS (403 otherwise). Allowed browser origins get CORS headers.
  */
 export function mcpOriginGuard(config: Config) {
-  const allowed = () => new Set([new URL(config.publicUrl).origin, ...config.mcpAllowedOrigins]);
+  const allowed = () => new Set([...publicOrigins(config.publicUrl), ...config.mcpAllowedOrigins]);
   return (req: Request, res: Response, next: NextFunction): void => {
     const origin = req.get('Origin');
     if (origin !== undefined) {

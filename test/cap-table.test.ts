@@ -757,7 +757,13 @@ for (const dialect of dialects) {
           const res = await mcp.callTool({ name, arguments: { include_fx_details: true } });
           expect(res.isError, name).to.not.equal(true);
           const rest = await post(path, { include_fx_details: true });
-          expect(res.structuredContent, name).to.deep.equal({ count: rest.body.length, results: rest.body });
+          expect(res.structuredContent, name).to.deep.equal({
+            count: rest.body.length,
+            page: 1,
+            per_page: rest.body.length,
+            has_more: false,
+            results: rest.body,
+          });
         }
       });
 

@@ -50,7 +50,7 @@ describe('the tool registry', () => {
     }
   });
 
-  it('lists the 24 tools of the spec, the portfolio and fund-returns tools over MCP, and the two writes only when MCP_WRITE_TOOLS is on', () => {
+  it('lists the 24 tools of the spec, the portfolio, fund-returns and budget-variance tools over MCP, and the two writes only when MCP_WRITE_TOOLS is on', () => {
     const reads = mcpTools({ writeTools: false }).map((t) => t.name);
     expect(reads.sort()).to.deep.equal(
       [
@@ -63,6 +63,7 @@ describe('the tool registry', () => {
         'get_custom_column_options',
         'get_custom_columns',
         'get_excel_plugin_guide',
+        'get_budget_variance',
         'get_financing_events',
         'get_fund_performance',
         'get_investment_metrics',

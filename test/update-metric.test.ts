@@ -78,7 +78,13 @@ for (const dialect of dialects) {
       const id = await datum();
       const res = await patch(id, { value: '1250.50' });
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.equal({ id, value: '1250.50', currency: 'USD', comments: [] });
+      expect(res.body).to.deep.equal({
+        id,
+        value: '1250.50',
+        currency: 'USD',
+        comments: [],
+        comments_total: 0,
+      });
     });
 
     it('serves the new value, currency and updated_at on GET /v1/metrics/ next', async () => {
@@ -384,6 +390,7 @@ for (const dialect of dialects) {
           comments: [
             { content: 'via mcp', updated_by: 'editor Tester', updated_at: clock.now().toISOString() },
           ],
+          comments_total: 1,
         });
         const missing = await withWrites.callTool({
           name: 'update_metric',
@@ -391,6 +398,30 @@ for (const dialect of dialects) {
         });
         expect(missing.isError).to.equal(true);
         expect((missing.content as { text: string }[])[0]!.text).to.match(/get_company_metrics/);
+      });
+
+      it('always returns the comment it just wrote, with the latest ones and the total, uncut over MCP', async () => {
+        const id = await datum();
+        // 60 long comments: all of them would not fit in one answer.
+        for (let i = 0; i < 3; i++) {
+          const batch = Array.from({ length: 20 }, (_, j) => ({
+            content: `${i * 20 + j} ${'x'.repeat(3000)}`,
+          }));
+          expect((await patch(id, { comments: batch })).status).to.equal(200);
+        }
+        const res = (await withWrites.callTool({
+          name: 'update_metric',
+          arguments: { datum_id: id, comments: [{ content: 'the newest' }] },
+        })) as unknown as {
+          isError?: boolean;
+          structuredContent: { comments: { content: string }[]; comments_total: number };
+        };
+        expect(res.isError).to.not.equal(true);
+        const out = res.structuredContent;
+        expect(out.comments_total).to.equal(61);
+        expect(out.comments).to.have.length(20);
+        expect(out.comments.at(-1)!.content).to.equal('the newest');
+        expect(out).to.not.have.property('truncated');
       });
     });
   });

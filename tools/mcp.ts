@@ -7,8 +7,10 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
+  type GetPromptResult,
+  ListPromptsRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -16,8 +18,11 @@ import type { OAuthScope, Principal } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
+import { compactSchema } from './json-schema.ts';
+import { prompts } from './prompts/index.ts';
 import { registry } from './registry.ts';
 import { allowsTool, checkScope, runTool } from './run.ts';
+import { MAX_PER_PAGE } from './schemas/page.ts';
 import { boundResult } from './truncate.ts';
 
 export const SERVER_INFO = { name: 'portfolio-data-service', version: '0.1.0' };
@@ -27,7 +32,29 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): McpTool['inputSc
     string,
     unknown
   >;
-  return rest as McpTool['inputSchema'];
+  return compactSchema(rest, io) as McpTool['inputSchema'];
+}
+
+/** The hints as listed: a read-only tool's destructive and idempotent hints mean nothing to a client (MCP spec), so they are left out. */
+function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
+  const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
+  return readOnlyHint
+    ? { readOnlyHint, openWorldHint }
+    : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
+}
+
+/** Declares the field a cut result carries (see tools/truncate.ts), so a client can rely on it. */
+const TRUNCATED = {
+  type: 'object',
+  description: 'Only when cut: returned, omitted, next {page, per_page}, advice.',
+};
+
+function outputSchema(tool: AnyTool): McpTool['outputSchema'] {
+  const schema = jsonSchema(tool.output, 'output') as { properties?: Record<string, unknown> };
+  return {
+    ...schema,
+    properties: { ...schema.properties, truncated: TRUNCATED },
+  } as unknown as McpTool['outputSchema'];
 }
 
 export function describeTool(tool: AnyTool): McpTool {
@@ -36,8 +63,8 @@ export function describeTool(tool: AnyTool): McpTool {
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
-    outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
-    annotations: { title: tool.title, ...tool.annotations },
+    outputSchema: outputSchema(tool),
+    annotations: listedAnnotations(tool),
   };
 }
 
@@ -70,10 +97,34 @@ function errorResult(text: string): CallToolResult {
 }
 
 function describeError(err: ToolError): string {
-  const fields = err.errors.length
-    ? ` Fields: ${err.errors.map((e) => `${e.field} (${e.message})`).join(', ')}.`
+  // Field errors the message already states are not repeated.
+  const unsaid = err.errors.filter((e) => !err.message.includes(e.message));
+  const fields = unsaid.length
+    ? ` Fields: ${unsaid.map((e) => `${e.field} (${e.message})`).join(', ')}.`
     : '';
   return `${err.message}.${fields}`.replace(/\.\./g, '.');
+}
+
+/**
+ * A JSON-RPC error whose message goes out as written: the client adds its own "MCP error <code>:"
+ * prefix, so an McpError (which already carries one) would arrive with it twice.
+ */
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** A per_page above the maximum is lowered to it, as REST does, with a note saying so. */
+function clampPerPage(
+  tool: AnyTool,
+  raw: Record<string, unknown>,
+): { args: Record<string, unknown>; note?: string } {
+  const perPage = raw.per_page;
+  if (!('per_page' in tool.input.shape) || typeof perPage !== 'number' || perPage <= MAX_PER_PAGE)
+    return { args: raw };
+  return {
+    args: { ...raw, per_page: MAX_PER_PAGE },
+    note: `per_page ${perPage} is above the maximum of ${MAX_PER_PAGE}; this answer used per_page=${MAX_PER_PAGE}.`,
+  };
 }
 
 export interface McpOptions {
@@ -108,25 +159,55 @@ function catalog(writeTools: boolean, scopes: readonly OAuthScope[]): Catalog {
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
   const { byName, listing } = catalog(options.writeTools, ctx.principal.scopes);
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
     instructions:
       'Portfolio data of one investment firm: companies, metrics, budgets, documents, notes, custom ' +
       'columns, information requests and reports, funds, users and cap tables. Start with ' +
       'list_companies or search_companies to find company ids.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => listing);
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: prompts.map(({ name, title, description, arguments: args }) => ({
+      name,
+      title,
+      description,
+      arguments: args,
+    })),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
+    const prompt = prompts.find((p) => p.name === request.params.name);
+    if (!prompt) {
+      const known = prompts.map((p) => p.name).join(', ');
+      throw rpcError(
+        ErrorCode.InvalidParams,
+        `unknown prompt ${request.params.name}; the prompts are ${known}`,
+      );
+    }
+    const args = request.params.arguments ?? {};
+    const missing = prompt.arguments.filter((a) => a.required && !args[a.name]?.trim()).map((a) => a.name);
+    if (missing.length > 0) {
+      throw rpcError(ErrorCode.InvalidParams, `prompt ${prompt.name} needs ${missing.join(' and ')}`);
+    }
+    return {
+      description: prompt.description,
+      messages: [{ role: 'user', content: { type: 'text', text: prompt.text(args) } }],
+    };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}; call tools/list`);
+      throw rpcError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}; call tools/list`);
     }
     try {
-      const result = await runTool(tool, ctx, request.params.arguments ?? {});
+      const { args, note } = clampPerPage(tool, request.params.arguments ?? {});
+      const result = await runTool(tool, ctx, args);
       const structured = (options.validateOutput ? tool.output.parse(result) : result) as Record<
         string,
         unknown
       >;
-      return boundResult(structured, tool.name) as CallToolResult;
+      const bounded = boundResult(structured, { name: tool.name, params: Object.keys(tool.input.shape) });
+      if (note) bounded.content.push({ type: 'text', text: note });
+      return bounded as CallToolResult;
     } catch (err) {
       if (err instanceof ToolError) return errorResult(describeError(err));
       ctx.logger.error('tool failed', { tool: tool.name, error: String((err as Error)?.stack ?? err) });

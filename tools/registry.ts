@@ -4,6 +4,7 @@ import { getCompanyPerformance } from './analytics/get-company-performance.ts';
 import { getExcelPluginGuide } from './analytics/get-excel-plugin-guide.ts';
 import { getPortfolioOverview } from './analytics/get-portfolio-overview.ts';
 import { screenCompanies } from './analytics/screen-companies.ts';
+import { getBudgetVariance } from './budgets/get-budget-variance.ts';
 import { listBudgets } from './budgets/list-budgets.ts';
 import { addFinancingRounds } from './cap-table/add-financing-rounds.ts';
 import { getFinancingEvents } from './cap-table/get-financing-events.ts';
@@ -46,6 +47,7 @@ export const registry: readonly AnyTool[] = [
   updateMetric,
   // Budgets
   listBudgets,
+  getBudgetVariance,
   // Documents
   listDocuments,
   // Notes

@@ -91,15 +91,33 @@ function largestFitting(count: number, fits: (n: number) => boolean): number {
   return lo;
 }
 
+/** What a cut result says in its structured content, so that a client paging from it skips nothing. */
+export interface Truncation {
+  /** Items of the cut list that are in this answer. */
+  returned: number;
+  /** Items of that list left out of this answer. */
+  omitted: number;
+  /** The page and per_page that continue exactly at the first item left out; null when the tool cannot page. */
+  next: { page: number; per_page: number } | null;
+  /** What was cut and how to read the rest, naming only parameters the tool has. */
+  advice: string;
+}
+
+/** The tool a result belongs to: its name and the names of its input parameters. */
+export interface ResultSource {
+  name: string;
+  params: readonly string[];
+}
+
 /**
  * Wraps a tool's result for MCP, first making sure its JSON is at most `max` characters: the longest
  * text fields are cut with a marker, then trailing `results` items are dropped (with `has_more: true`),
- * and as a last resort the longest other array is shortened. When anything was cut, a second text
- * block tells the model what was left out and how to ask for it.
+ * and as a last resort the longest other array is shortened. When anything was cut, `truncated` in the
+ * structured content and a second text block tell the model what was left out and how to ask for it.
  */
 export function boundResult(
   structured: Record<string, unknown>,
-  toolName: string,
+  tool: ResultSource,
   max: number = MAX_RESULT_CHARS,
 ): BoundedResult {
   const wrap = (value: Record<string, unknown>, notice?: string): BoundedResult => ({
@@ -111,20 +129,27 @@ export function boundResult(
   });
   if (size(structured) <= max) return wrap(structured);
 
+  const toolName = tool.name;
+  const pages = tool.params.includes('page') && tool.params.includes('per_page');
   const notices: string[] = [];
-  const hint = `call ${toolName} for fewer items (a smaller per_page) or a single item to read the full text`;
+  const hint = pages
+    ? `call ${toolName} with a smaller per_page to read the full text`
+    : 'the full text does not fit in one answer';
   let value = structured;
   for (const limit of STRING_LIMITS) {
     value = cutStrings(structured, limit, hint) as Record<string, unknown>;
     if (size(value) <= max) break;
   }
   if (size(value) !== size(structured)) notices.push('Long text fields were cut; each cut is marked.');
+  let truncation: Omit<Truncation, 'advice'> | null = null;
+  // Room for the `truncated` field itself.
+  const room = max - 400;
 
   const results = value.results;
-  if (size(value) > max && Array.isArray(results)) {
+  if (size(value) > room && Array.isArray(results)) {
     const keep = largestFitting(
       results.length,
-      (n) => size({ ...value, results: results.slice(0, n) }) <= max,
+      (n) => size({ ...value, results: results.slice(0, n) }) <= room,
     );
     value = { ...value, results: results.slice(0, keep) };
     // Only list results carry has_more; adding it elsewhere would break their output schema.
@@ -133,27 +158,38 @@ export function boundResult(
     const perPage = typeof value.per_page === 'number' ? value.per_page : results.length;
     const next = (page - 1) * perPage + keep;
     const nextSize = resumablePageSize(next, keep);
+    const nextPage = { page: next / nextSize + 1, per_page: nextSize };
+    truncation = { returned: keep, omitted: results.length - keep, next: pages ? nextPage : null };
     notices.push(
-      `Only the first ${keep} of the ${results.length} results of this page fit in one answer. ` +
-        `Call ${toolName} again with per_page=${nextSize} and page=${next / nextSize + 1} to continue ` +
-        'with the next item, and keep that smaller per_page.',
+      pages
+        ? `Only the first ${keep} of the ${results.length} results of this page fit in one answer. ` +
+            `Call ${toolName} again with per_page=${nextPage.per_page} and page=${nextPage.page} to continue ` +
+            'with the next item, and keep that smaller per_page.'
+        : `Only the first ${keep} of the ${results.length} results fit in one answer; narrow the request.`,
     );
   }
 
-  if (size(value) > max) {
+  if (size(value) > room) {
     // Work on a copy: the caller's object stays as it was.
     value = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-    for (let target = largestArray(value); target && size(value) > max; target = largestArray(value)) {
+    for (let target = largestArray(value); target && size(value) > room; target = largestArray(value)) {
       const { items, set, path } = target;
       const keep = largestFitting(items.length - 1, (n) => {
         set(items.slice(0, n));
-        return size(value) <= max;
+        return size(value) <= room;
       });
       set(items.slice(0, keep));
+      truncation ??= { returned: keep, omitted: items.length - keep, next: null };
       notices.push(
         `Only the first ${keep} of the ${items.length} items of ${path} fit in one answer; narrow the request.`,
       );
     }
   }
-  return wrap(value, `Result shortened to stay under about 25,000 tokens. ${notices.join(' ')}`);
+  if (!truncation && notices.length > 0) {
+    const count = Array.isArray(value.results) ? value.results.length : 0;
+    truncation = { returned: count, omitted: 0, next: null };
+  }
+  const notice = `Result shortened to stay under about 25,000 tokens. ${notices.join(' ')}`;
+  if (truncation) value = { ...value, truncated: { ...truncation, advice: notices.join(' ') } };
+  return wrap(value, notice);
 }

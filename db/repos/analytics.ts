@@ -64,12 +64,20 @@ export interface RecentNote {
  * and note aggregates. Deleted and budget rows never count; archived rows do, as in /v1/metrics.
  */
 export function analyticsRepo(db: Knex) {
-  function reported(scope: Scope, companyId: string, categories: readonly string[]) {
-    return scoped(db('metric_data'), scope, 'metric_data')
+  /** Reported values (budgetId null) or the figures of one budget. */
+  function reported(
+    scope: Scope,
+    companyId: string,
+    categories: readonly string[],
+    budgetId: string | null = null,
+  ) {
+    const qb = scoped(db('metric_data'), scope, 'metric_data')
       .where('metric_data.company_id', companyId)
       .whereIn('metric_data.category_id', categories.map(standardCategoryId))
-      .whereNull('metric_data.deleted_at')
-      .whereNull('metric_data.budget_id');
+      .whereNull('metric_data.deleted_at');
+    return budgetId === null
+      ? qb.whereNull('metric_data.budget_id')
+      : qb.where('metric_data.budget_id', budgetId);
   }
 
   function reportedMany(scope: Scope, companyIds: readonly string[], categories?: readonly string[]) {
@@ -195,16 +203,20 @@ export function analyticsRepo(db: Knex) {
         .select('from_currency', 'to_currency', 'date', 'rate')) as FxRateRow[];
     },
 
-    /** Every reported value of these standard categories dated within [from, to], oldest first. */
+    /**
+     * Every reported value (or, with `budgetId`, every figure of that budget) of these standard
+     * categories dated within [from, to], oldest first.
+     */
     async series(
       scope: Scope,
       companyId: string,
       categories: readonly string[],
       from: string,
       to: string,
+      budgetId: string | null = null,
     ): Promise<AnalyticsDatum[]> {
       const names = new Map(categories.map((c) => [standardCategoryId(c), c]));
-      const rows = (await reported(scope, companyId, categories)
+      const rows = (await reported(scope, companyId, categories, budgetId)
         .where('metric_data.date', '>=', from)
         .where('metric_data.date', '<=', to)
         .orderBy([

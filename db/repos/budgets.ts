@@ -49,6 +49,17 @@ export function budgetsRepo(db: Knex) {
     async get(scope: Scope, id: string): Promise<BudgetRow | undefined> {
       return scoped(db('budgets'), scope, 'budgets').where('budgets.id', id).first();
     },
+    /** The company's budget with the newest date (then the newest created), or undefined when it has none. */
+    async latest(scope: Scope, companyId: string): Promise<BudgetRow | undefined> {
+      return scoped(db('budgets'), scope, 'budgets')
+        .where('budgets.company_id', companyId)
+        .orderBy([
+          { column: 'budgets.date', order: 'desc' },
+          { column: 'budgets.created_at', order: 'desc' },
+          { column: 'budgets.id' },
+        ])
+        .first();
+    },
     async create(budget: BudgetRow): Promise<void> {
       await db('budgets').insert(budget);
     },

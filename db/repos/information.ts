@@ -34,6 +34,12 @@ export interface InformationReportRow {
   created_at: string;
 }
 
+/** A report as listed: with its company's name and its request's due date. */
+export interface ListedReportRow extends InformationReportRow {
+  company_name: string;
+  due_date: string;
+}
+
 export interface ReportDocumentRow {
   id: string;
   report_id: string;
@@ -131,18 +137,42 @@ export function informationRepo(db: Knex) {
       scope: Scope,
       filter: { companyId?: string; requestId?: string },
       page: Page,
-    ): Promise<Counted<InformationReportRow>> {
+    ): Promise<Counted<ListedReportRow>> {
       const base = scoped(db('information_reports'), scope, 'information_reports');
       if (filter.companyId) base.where('information_reports.company_id', filter.companyId);
       if (filter.requestId) base.where('information_reports.information_request_id', filter.requestId);
-      return countAndPage<InformationReportRow>(base, page, (qb) =>
-        qb
-          .orderByRaw('case when information_reports.submitted_at is null then 1 else 0 end')
-          .orderBy([
-            { column: 'information_reports.submitted_at', order: 'desc' },
-            { column: 'information_reports.id' },
-          ]),
+      return countAndPage<ListedReportRow>(
+        base,
+        page,
+        (qb) =>
+          qb
+            .orderByRaw('case when information_reports.submitted_at is null then 1 else 0 end')
+            .orderBy([
+              { column: 'information_reports.submitted_at', order: 'desc' },
+              { column: 'information_reports.id' },
+            ]),
+        (qb) =>
+          qb
+            .join('companies', 'companies.id', 'information_reports.company_id')
+            .join(
+              'information_requests',
+              'information_requests.id',
+              'information_reports.information_request_id',
+            )
+            .select(
+              'information_reports.*',
+              'companies.name as company_name',
+              'information_requests.due_date',
+            ),
       );
+    },
+    /** Visible companies that have no report for the request, by name. */
+    async companiesWithoutReport(scope: Scope, requestId: string): Promise<{ id: string; name: string }[]> {
+      const asked = db('information_reports').where('information_request_id', requestId).select('company_id');
+      return (await scoped(db('companies'), scope, 'companies', 'id')
+        .whereNotIn('companies.id', asked)
+        .orderBy([{ column: 'companies.name' }, { column: 'companies.id' }])
+        .select('companies.id', 'companies.name')) as { id: string; name: string }[];
     },
     /** The documents and metrics of each report, in the order they were requested. */
     async reportItems(reportIds: string[]) {

@@ -4,7 +4,7 @@ import type { FinancingRecord } from '../../db/repos/cap-table.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
 import type { MoneyConverter } from '../schemas/money.ts';
-import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
+import { idsFilter, listFilter, pagedResults, pageOf, readFilter } from './shared.ts';
 
 const SORTS = [
   'closing_date',
@@ -44,10 +44,9 @@ export const getFinancingEvents = defineTool({
   description:
     'Lists the financing rounds of the cap tables the caller can see: name, closing date, pre-money valuation, ' +
     "round size (with its value in the firm's preferred currency), fully diluted shares, co-investors, " +
-    'liquidation terms and pari passu rounds. Without filters it returns every round of every visible company, ' +
-    'by closing date. Filter by company_ids (from list_companies), financing_ids, is_crypto or co_investors ' +
-    '(every entry must match one co-investor of the round). Share classes, securities and transactions of the ' +
-    'rounds come from get_share_classes, get_securities and get_transactions.',
+    'liquidation terms and pari passu rounds. Without filters: every round of every visible company, by ' +
+    'closing date. Share classes, securities and transactions come from get_share_classes, get_securities ' +
+    'and get_transactions.',
   input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),
@@ -75,7 +74,7 @@ export const getFinancingEvents = defineTool({
           'ascending. Default closing_date ascending. Rounds without a converted size sort last.',
       ),
   }),
-  output: resultsOf(FinancingOut),
+  output: pageOf(FinancingOut),
   annotations: readOnly,
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.financings(ctx.principal.scope, {
@@ -85,7 +84,7 @@ export const getFinancingEvents = defineTool({
       coInvestors: input.co_investors ?? undefined,
     });
     const sortBy = input.sort_by;
-    return convertedResults(ctx, rows, input.include_fx_details, {
+    return pagedResults(ctx, rows, input, {
       amounts: financingAmounts,
       out: toFinancingOut,
       order: sortBy ? (all, fx) => sortRounds(all, sortBy, fx) : undefined,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { isSecurityType, Security, securityAmounts, toSecurity } from '../schemas/security.ts';
-import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
+import { idsFilter, listFilter, pagedResults, pageOf, readFilter } from './shared.ts';
 
 export const getSecurities = defineTool({
   name: 'get_securities',
@@ -10,14 +10,13 @@ export const getSecurities = defineTool({
     "Lists the securities the firm's funds hold in the companies the caller can see: share certificates, " +
     'warrants, public equity, convertibles (notes, SAFEs, KISS) and token investments, warrants and ' +
     "convertibles. Each item has a type field and that kind's own fields; money amounts carry their value " +
-    "in the firm's preferred currency. Without filters it returns every visible security by issue date; " +
-    'filter by company_ids (from list_companies), security_ids or fund_id (from list_funds). Transactions ' +
+    "in the firm's preferred currency. Without filters: every visible security by issue date. Transactions " +
     'between securities come from get_transactions.',
   input: readFilter({
     security_ids: idsFilter('security', 'from get_securities'),
     fund_id: z.string().min(1).nullish().describe('Only securities held by this fund (id from list_funds).'),
   }),
-  output: resultsOf(Security),
+  output: pageOf(Security),
   annotations: readOnly,
   async handler(ctx, input) {
     const rows = (
@@ -27,7 +26,7 @@ export const getSecurities = defineTool({
         fundId: input.fund_id ?? undefined,
       })
     ).filter((r) => isSecurityType(r.type));
-    return convertedResults(ctx, rows, input.include_fx_details, {
+    return pagedResults(ctx, rows, input, {
       amounts: securityAmounts,
       out: (r, fx) => toSecurity(r as typeof r & { type: Security['type'] }, fx),
     });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { PURCHASE_TYPES, ShareClassOut, toShareClassOut } from '../schemas/share-class.ts';
-import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
+import { idsFilter, listFilter, pagedResults, pageOf, readFilter } from './shared.ts';
 
 export const getShareClasses = defineTool({
   name: 'get_share_classes',
@@ -9,13 +9,12 @@ export const getShareClasses = defineTool({
   description:
     'Lists the share classes of the cap tables the caller can see: name, common or preferred, primary or ' +
     "secondary purchase, price per share (with its value in the firm's preferred currency) and the financing " +
-    'round each belongs to (see get_financing_events). Without filters it returns every share class of every ' +
-    'visible company; filter by company_ids (from list_companies), share_class_ids or purchase_type.',
+    'round each belongs to (see get_financing_events). Without filters: every share class of every visible company.',
   input: readFilter({
     share_class_ids: idsFilter('share class', 'from get_share_classes'),
     purchase_type: z.enum(PURCHASE_TYPES).nullish().describe('Only primary or only secondary share classes.'),
   }),
-  output: resultsOf(ShareClassOut),
+  output: pageOf(ShareClassOut),
   annotations: readOnly,
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.shareClasses(ctx.principal.scope, {
@@ -23,7 +22,7 @@ export const getShareClasses = defineTool({
       shareClassIds: listFilter(input.share_class_ids),
       purchaseType: input.purchase_type ?? undefined,
     });
-    return convertedResults(ctx, rows, input.include_fx_details, {
+    return pagedResults(ctx, rows, input, {
       amounts: (r) => [{ money: r.price_per_share, date: r.closing_date }],
       out: toShareClassOut,
     });

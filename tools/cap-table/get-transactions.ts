@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { TRANSACTION_EVENTS, Transaction, toTransaction } from '../schemas/transaction.ts';
-import { convertedResults, idsFilter, listFilter, readFilter, resultsOf } from './shared.ts';
+import { idsFilter, listFilter, pagedResults, pageOf, readFilter } from './shared.ts';
 
 export const getTransactions = defineTool({
   name: 'get_transactions',
@@ -9,9 +9,7 @@ export const getTransactions = defineTool({
   description:
     'Lists the transactions between securities in the companies the caller can see: exercises, conversions ' +
     "and sales, with the shares moved, the amount invested and the proceeds (each also in the firm's " +
-    'preferred currency). Without filters it returns every visible transaction by date; filter by ' +
-    'company_ids (from list_companies), transaction_ids, event, or the input or output security (ids from ' +
-    'get_securities).',
+    'preferred currency). Without filters: every visible transaction by date.',
   input: readFilter({
     transaction_ids: idsFilter('transaction', 'from get_transactions'),
     event: z.enum(TRANSACTION_EVENTS).nullish().describe('Only exercise, conversion or sale transactions.'),
@@ -26,7 +24,7 @@ export const getTransactions = defineTool({
       .nullish()
       .describe('Only transactions that created this security (id from get_securities).'),
   }),
-  output: resultsOf(Transaction),
+  output: pageOf(Transaction),
   annotations: readOnly,
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.transactions(ctx.principal.scope, {
@@ -36,7 +34,7 @@ export const getTransactions = defineTool({
       inputSecurityId: input.input_security_id ?? undefined,
       outputSecurityId: input.output_security_id ?? undefined,
     });
-    return convertedResults(ctx, rows, input.include_fx_details, {
+    return pagedResults(ctx, rows, input, {
       amounts: (r) => [
         { money: r.investment_amount, date: r.date },
         { money: r.proceeds, date: r.date },

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ToolContext } from '../context.ts';
+import { NotFound } from '../errors.ts';
 import { type DatedMoney, type MoneyConverter, moneyConverter } from '../schemas/money.ts';
+import { MAX_PER_PAGE } from '../schemas/page.ts';
 
 /**
  * The filter body of a cap-table read: every field optional, and an unknown field is an error
@@ -18,9 +20,7 @@ export function idsFilter(what: string, source: string) {
     .array(z.string())
     .max(1000)
     .nullish()
-    .describe(
-      `Only these ${what} ids (${source}); ids you cannot see are simply absent. Omitted, null or empty: all.`,
-    );
+    .describe(`Only these ${what} ids (${source}); unknown ids are absent. Omitted or empty: all.`);
 }
 
 export const companyIdsFilter = idsFilter('company', 'from list_companies or search_companies');
@@ -28,14 +28,28 @@ export const companyIdsFilter = idsFilter('company', 'from list_companies or sea
 export const includeFxDetails = z
   .boolean()
   .default(false)
-  .describe(
-    'When true, every money amount also carries fx_rate and is_custom_rate (the rate used to convert value ' +
-      "into the firm's preferred currency, and whether it was a custom rate). Default false.",
-  );
+  .describe("true: every money amount also carries fx_rate (into the firm's currency) and is_custom_rate.");
 
-/** The filter body of a cap-table read: company_ids first, the read's own filters, include_fx_details last. */
+/** Paging of a cap-table read; the reference REST routes send no per_page and get every result. */
+export const readPaging = {
+  page: z.number().int().min(1).default(1).describe('Page number, starting at 1. Default 1.'),
+  per_page: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PER_PAGE)
+    .nullish()
+    .describe(`Results per page, 1 to ${MAX_PER_PAGE}; omitted: every result on one page.`),
+};
+
+/** The filter body of a cap-table read: company_ids first, the read's own filters, include_fx_details and paging last. */
 export function readFilter<S extends z.ZodRawShape>(shape: S) {
-  return filterObject({ company_ids: companyIdsFilter, ...shape, include_fx_details: includeFxDetails });
+  return filterObject({
+    company_ids: companyIdsFilter,
+    ...shape,
+    include_fx_details: includeFxDetails,
+    ...readPaging,
+  });
 }
 
 /** A list filter as the repositories take it: undefined when it should not filter. */
@@ -49,6 +63,22 @@ export function resultsOf<T extends z.ZodType>(item: T) {
     count: z.number().int().describe('Number of results.'),
     results: z.array(item),
   });
+}
+
+/** What a cap-table read returns over MCP: one page, with the total; REST answers the bare `results` array. */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    count: z.number().int().describe('Total number of results across all pages.'),
+    page: z.number().int().describe('This page number.'),
+    per_page: z.number().int().describe('Page size used.'),
+    has_more: z.boolean().describe('True when a further page exists.'),
+    results: z.array(item),
+  });
+}
+
+export interface ReadPage {
+  page: number;
+  per_page?: number | null;
 }
 
 /** How a cap-table read turns its rows into results. */
@@ -71,4 +101,27 @@ export async function convertedResults<R, T>(
   const fx = await moneyConverter(ctx, rows.flatMap(shape.amounts), { includeFxDetails });
   const ordered = shape.order ? shape.order(rows, fx) : rows;
   return { count: ordered.length, results: ordered.map((r) => shape.out(r, fx)) };
+}
+
+/** One page of a cap-table read, ordered over every row first (an order may depend on converted values). */
+export async function pagedResults<R, T>(
+  ctx: ToolContext,
+  rows: readonly R[],
+  input: ReadPage & { include_fx_details: boolean },
+  shape: ResultShape<R, T>,
+): Promise<{ count: number; page: number; per_page: number; has_more: boolean; results: T[] }> {
+  const all = await convertedResults(ctx, rows, input.include_fx_details, shape);
+  const perPage = input.per_page ?? Math.max(1, all.count);
+  const offset = (input.page - 1) * perPage;
+  if (input.page > 1 && offset >= all.count) {
+    const last = Math.max(1, Math.ceil(all.count / perPage));
+    throw new NotFound(`page ${input.page} is past the last page (${last}); request page 1 to ${last}`);
+  }
+  return {
+    count: all.count,
+    page: input.page,
+    per_page: perPage,
+    has_more: offset + perPage < all.count,
+    results: all.results.slice(offset, offset + perPage),
+  };
 }

@@ -14,7 +14,7 @@ export const searchCompanies = defineTool({
     'Finds portfolio companies by case-insensitive substrings of their name, sector and city (all given ' +
     'filters must match), searching every company the caller can see, ordered by name. Use it to turn a ' +
     'company name into the company_id the other tools need; with no filter it lists all companies like ' +
-    'list_companies.',
+    'list_companies. When a sector or city matches nothing, the answer lists the valid ones.',
   input: z.object({
     name_contains: text('name'),
     sector: text('sector'),
@@ -22,7 +22,12 @@ export const searchCompanies = defineTool({
     status: statusInput,
     ...pageFields,
   }),
-  output: listOf(Company),
+  output: listOf(Company).extend({
+    valid_values: z
+      .object({ sectors: z.array(z.string()), cities: z.array(z.string()) })
+      .optional()
+      .describe('Only when a sector or city filter matched nothing: the sectors and cities you can search.'),
+  }),
   annotations: readOnly,
   async handler(ctx, input) {
     await checkStatus(ctx, input.status);
@@ -31,6 +36,18 @@ export const searchCompanies = defineTool({
       { name: input.name_contains, sector: input.sector, city: input.city, status: input.status },
       toPage(input),
     );
-    return pageResult(input, counted, toCompany);
+    const result = pageResult(input, counted, toCompany);
+    if (counted.count > 0 || (!input.sector && !input.city)) return result;
+    // Every visible company, once, so the model can retry with a value that exists.
+    const all = await ctx.repos.companies.list(ctx.principal.scope, {}, { limit: 100_000, offset: 0 });
+    const distinct = (values: string[]) =>
+      [...new Set(values.filter((v) => v.trim() !== ''))].sort((a, b) => a.localeCompare(b));
+    return {
+      ...result,
+      valid_values: {
+        sectors: distinct(all.rows.map((c) => c.sector)),
+        cities: distinct(all.rows.map((c) => c.city)),
+      },
+    };
   },
 });

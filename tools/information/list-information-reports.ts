@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
+import { utcDate } from '../schemas/dates.ts';
 import { InformationReport, toInformationReport } from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -8,9 +9,9 @@ export const listInformationReports = defineTool({
   name: 'list_information_reports',
   title: 'List information reports',
   description:
-    "Lists companies' answers to information requests: each report's status, submission time and which " +
-    'requested documents and metrics are completed or missing. Newest submission first; unsubmitted ' +
-    'reports last. Filter by company_id and/or information_request_id (from list_information_requests).',
+    "Lists companies' answers to information requests: status, submission time, whether late, and which " +
+    'requested documents and metrics are completed or missing; newest submission first. With ' +
+    'information_request_id it also lists the companies the request was not sent to.',
   input: z.object({
     ...pageFields,
     company_id: z
@@ -24,7 +25,20 @@ export const listInformationReports = defineTool({
       .optional()
       .describe('Only reports answering this information request (from list_information_requests).'),
   }),
-  output: listOf(InformationReport),
+  output: listOf(InformationReport).extend({
+    companies_without_report: z
+      .array(
+        z.object({
+          company_id: z.string(),
+          company_name: z.string(),
+          reason: z
+            .literal('not_asked')
+            .describe('not_asked: no report was created, so the request was not sent.'),
+        }),
+      )
+      .optional()
+      .describe('With information_request_id: visible companies that have no report for it.'),
+  }),
   annotations: readOnly,
   async handler(ctx, input) {
     const { repos, principal } = ctx;
@@ -47,8 +61,22 @@ export const listInformationReports = defineTool({
       toPage(input),
     );
     const items = await repos.information.reportItems(counted.rows.map((r) => r.id));
-    return pageResult(input, counted, (row) =>
-      toInformationReport(row, items.documents.get(row.id) ?? [], items.metrics.get(row.id) ?? []),
+    const today = utcDate(ctx.clock.now());
+    const result = pageResult(input, counted, (row) =>
+      toInformationReport(row, items.documents.get(row.id) ?? [], items.metrics.get(row.id) ?? [], today),
     );
+    if (!input.information_request_id || input.company_id) return result;
+    const without = await repos.information.companiesWithoutReport(
+      principal.scope,
+      input.information_request_id,
+    );
+    return {
+      ...result,
+      companies_without_report: without.map((c) => ({
+        company_id: c.id,
+        company_name: c.name,
+        reason: 'not_asked' as const,
+      })),
+    };
   },
 });

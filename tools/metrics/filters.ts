@@ -1,4 +1,10 @@
-import { CUSTOM_CATEGORY, CustomMetricNames, nearestName } from '../../core/categories.ts';
+import {
+  CUSTOM_CATEGORY,
+  CustomMetricNames,
+  nearestName,
+  normaliseCategoryName,
+  suggestCategory,
+} from '../../core/categories.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import type { ToolContext } from '../context.ts';
 import { type FieldError, InvalidInput, NotFound } from '../errors.ts';
@@ -30,7 +36,8 @@ export class CategoryIndex {
   }
 
   private unknown(field: string, value: string, candidates: string[], what: string): FieldError {
-    const suggestion = nearestName(value, candidates)?.name;
+    const suggestion =
+      what === 'category' ? suggestCategory(value, candidates) : nearestName(value, candidates)?.name;
     const hint = suggestion ? `did you mean "${suggestion}"? ` : '';
     return { field, message: `unknown ${what} "${value}"; ${hint}${optionsPointer}` };
   }
@@ -42,11 +49,15 @@ export class CategoryIndex {
     const named: CategoryRow[] = [];
     const errors: FieldError[] = [];
     for (const value of values) {
-      if (value === CUSTOM_CATEGORY) {
+      if (normaliseCategoryName(value) === CUSTOM_CATEGORY) {
         for (const row of this.custom.rows()) ids.add(row.id);
         continue;
       }
-      const row = this.standard.get(value) ?? this.custom.find(value);
+      // A custom metric's own spelling wins over a standard name written in another case.
+      const row =
+        this.standard.get(value) ??
+        this.custom.find(value) ??
+        this.standard.get(normaliseCategoryName(value));
       if (row) {
         ids.add(row.id);
         named.push(row);

@@ -7,6 +7,9 @@ import { defineTool } from '../define.ts';
 import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
 
+/** At most 20 comments are added per call, so the latest 20 always hold every one just written. */
+export const LATEST_COMMENTS = 20;
+
 const Comment = z.object({
   content: z.string().describe('The comment text.'),
   updated_by: z.string().describe('Full name (or e-mail address) of the user who added the comment.'),
@@ -20,7 +23,12 @@ export const MetricUpdateResult = z.object({
     .string()
     .nullable()
     .describe('Currency of value after the update; null for values that are not money.'),
-  comments: z.array(Comment).describe('Every comment of the datum, oldest first.'),
+  comments: z
+    .array(Comment)
+    .describe(
+      `The latest ${LATEST_COMMENTS} comments of the datum (every one this call added among them), oldest first.`,
+    ),
+  comments_total: z.number().int().describe('How many comments the datum has in all.'),
 });
 
 /** `updated_by` of a comment: the caller's full name, or the e-mail address when no name is set. */
@@ -30,7 +38,7 @@ export function displayName(user: User): string {
 
 function notFound(id: string): NotFound {
   return new NotFound(
-    `no metric datum with id ${id}; list_metrics (GET /v1/metrics/) or get_company_metrics lists valid ids`,
+    `no metric datum with id ${id}; get_company_metrics (GET /v1/metrics/ over REST) lists valid ids`,
   );
 }
 
@@ -86,7 +94,7 @@ export const updateMetric = defineTool({
         }),
       )
       .min(1)
-      .max(20)
+      .max(LATEST_COMMENTS)
       .optional()
       .describe('1 to 20 comments to append; each is stamped with your name and the time.'),
   }),
@@ -126,6 +134,10 @@ export const updateMetric = defineTool({
     );
     // Deleted between the check and the change.
     if (!updated) throw notFound(input.datum_id);
-    return updated;
+    return {
+      ...updated,
+      comments: updated.comments.slice(-LATEST_COMMENTS),
+      comments_total: updated.comments.length,
+    };
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type {
-  InformationReportRow,
   InformationRequestRow,
+  ListedReportRow,
   ReportDocumentRow,
   ReportMetricRow,
   ReportStatusCount,
@@ -24,10 +24,13 @@ export const InformationRequest = z.object({
   period: z.string().describe('Reporting period label.'),
   status: z.string(),
   completed_count: z.number().int().describe('Reports completed.'),
-  in_progress_count: z.number().int().describe('Reports in progress and not yet past due.'),
-  not_started_count: z.number().int().describe('Reports not started and not yet past due.'),
-  partially_complete_count: z.number().int().describe('Reports partially complete and not yet past due.'),
-  past_due_count: z.number().int().describe('Reports not completed whose due date has passed.'),
+  in_progress_count: z.number().int().describe('Reports in progress.'),
+  not_started_count: z.number().int().describe('Reports not started (or in another unfinished status).'),
+  partially_complete_count: z.number().int().describe('Reports partially complete.'),
+  past_due_count: z
+    .number()
+    .int()
+    .describe('Reports not completed once the due date has passed; each also counts under its own status.'),
   requested_documents: z.array(RequestedItem),
   requested_metrics: z.array(RequestedItem),
 });
@@ -36,7 +39,12 @@ export type InformationRequest = z.infer<typeof InformationRequest>;
 export const InformationReport = z.object({
   id: z.string().describe('Information report identifier.'),
   company_id: z.string(),
+  company_name: z.string(),
   information_request_id: z.string(),
+  due_date: z.string().describe("The request's due date, YYYY-MM-DD."),
+  is_late: z
+    .boolean()
+    .describe('Submitted after the due date, or not submitted and the due date has passed.'),
   submitted_at: z.string().nullable().describe('When the company submitted it (ISO 8601), or null.'),
   status: z.string(),
   documents: z.array(
@@ -81,8 +89,8 @@ type Counts = Pick<
 >;
 
 /**
- * Buckets a request's reports by status. The buckets do not overlap: once the due date has passed,
- * every report not completed counts as past due instead of its own status.
+ * Tallies a request's reports by their own status, so the counters always agree with the reports;
+ * past_due_count overlaps them: the reports not completed once the due date has passed.
  */
 export function reportCounts(dueDate: string, today: string, statuses: ReportStatusCount[]): Counts {
   const counts: Counts = {
@@ -94,8 +102,8 @@ export function reportCounts(dueDate: string, today: string, statuses: ReportSta
   };
   const pastDue = dueDate < today;
   for (const { status, count } of statuses) {
+    if (!isCompleted(status) && pastDue) counts.past_due_count += count;
     if (isCompleted(status)) counts.completed_count += count;
-    else if (pastDue) counts.past_due_count += count;
     else if (normalize(status) === 'in-progress') counts.in_progress_count += count;
     else if (normalize(status) === 'partially-complete') counts.partially_complete_count += count;
     else counts.not_started_count += count;
@@ -127,17 +135,26 @@ export function toInformationRequest(
   };
 }
 
+/** Submitted after the due date (compared by UTC date), or not submitted and the due date has passed. */
+export function isLate(submittedAt: string | null, dueDate: string, today: string): boolean {
+  return submittedAt === null ? today > dueDate : submittedAt.slice(0, 10) > dueDate;
+}
+
 export function toInformationReport(
-  row: InformationReportRow,
+  row: ListedReportRow,
   documents: ReportDocumentRow[],
   metrics: ReportMetricRow[],
+  today: string,
 ): InformationReport {
   const documentsCompleted = documents.filter((d) => isCompleted(d.status)).length;
   const metricsCompleted = metrics.filter((m) => isCompleted(m.status)).length;
   return {
     id: row.id,
     company_id: row.company_id,
+    company_name: row.company_name,
     information_request_id: row.information_request_id,
+    due_date: row.due_date,
+    is_late: isLate(row.submitted_at, row.due_date, today),
     submitted_at: row.submitted_at,
     status: row.status,
     documents: documents.map((d) => ({

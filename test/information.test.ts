@@ -1,0 +1,144 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { DEMO, seedDemo } from '../db/seeds/demo.ts';
+import type { RunningServer } from '../server/http.ts';
+import { dialects, type TestDb } from './helpers/db.ts';
+import { issueToken } from './helpers/fixture.ts';
+import { mcpClient } from './helpers/mcp.ts';
+import { assertReference } from './helpers/reference.ts';
+import { api, startTestServer, TestClock } from './helpers/server.ts';
+
+const TODAY = '2026-06-01';
+
+interface Report {
+  company_id: string;
+  company_name: string;
+  due_date: string;
+  is_late: boolean;
+  submitted_at: string | null;
+  status: string;
+}
+interface Request {
+  id: string;
+  due_date: string;
+  completed_count: number;
+  in_progress_count: number;
+  not_started_count: number;
+  partially_complete_count: number;
+  past_due_count: number;
+}
+
+const bucket = (status: string) => {
+  const s = status.toLowerCase().replace(/_/g, '-');
+  return ['completed', 'in-progress', 'partially-complete'].includes(s) ? s : 'not-started';
+};
+
+for (const dialect of dialects) {
+  describe(`information requests that add up, on the demo data (${dialect.name}) @db`, function () {
+    this.timeout(60000);
+    let t: TestDb;
+    let server: RunningServer;
+    let mcp: Client;
+    let token: string;
+
+    const call = async <T>(name: string, args: Record<string, unknown>) =>
+      ((await mcp.callTool({ name, arguments: args })) as unknown as { structuredContent: T })
+        .structuredContent;
+
+    async function allReports(requestId: string) {
+      const reports: Report[] = [];
+      let without: { company_id: string; company_name: string; reason: string }[] = [];
+      for (let page = 1; ; page++) {
+        const out = await call<{
+          has_more: boolean;
+          results: Report[];
+          companies_without_report?: typeof without;
+        }>('list_information_reports', { information_request_id: requestId, page });
+        reports.push(...out.results);
+        without = out.companies_without_report ?? [];
+        if (!out.has_more) break;
+      }
+      return { reports, without };
+    }
+
+    before(async () => {
+      t = await dialect.open();
+      await seedDemo(t.db);
+      server = await startTestServer(t.db, { clock: new TestClock(new Date(`${TODAY}T12:00:00.000Z`)) });
+      const user = (await server.repos.users.getByEmail(DEMO.email))!;
+      token = await issueToken(server.repos, user);
+      mcp = await mcpClient(server.url, token);
+    });
+    after(async () => {
+      await mcp?.close();
+      await server?.close();
+      await t?.drop();
+    });
+
+    it('gives every request counters equal to the tallies of its own reports', async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      expect(requests.length).to.be.greaterThan(0);
+      let checked = 0;
+      for (const request of requests) {
+        const { reports } = await allReports(request.id);
+        const tally = (s: string) => reports.filter((r) => bucket(r.status) === s).length;
+        expect(request.completed_count, request.id).to.equal(tally('completed'));
+        expect(request.in_progress_count, request.id).to.equal(tally('in-progress'));
+        expect(request.not_started_count, request.id).to.equal(tally('not-started'));
+        expect(request.partially_complete_count, request.id).to.equal(tally('partially-complete'));
+        const pastDue =
+          request.due_date < TODAY ? reports.filter((r) => bucket(r.status) !== 'completed').length : 0;
+        expect(request.past_due_count, request.id).to.equal(pastDue);
+        checked += reports.length;
+      }
+      expect(checked).to.be.greaterThan(0);
+    });
+
+    it('gives each report its company name, the due date and whether it is late', async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      const { results: companies } = await call<{ results: { id: string; name: string }[] }>(
+        'list_companies',
+        {},
+      );
+      const names = new Map(companies.map((c) => [c.id, c.name]));
+      let late = 0;
+      for (const request of requests) {
+        const { reports } = await allReports(request.id);
+        for (const report of reports) {
+          expect(report.company_name).to.equal(names.get(report.company_id));
+          expect(report.due_date).to.equal(request.due_date);
+          const expected =
+            report.submitted_at === null
+              ? TODAY > request.due_date
+              : report.submitted_at.slice(0, 10) > request.due_date;
+          expect(report.is_late, JSON.stringify(report)).to.equal(expected);
+          if (report.is_late) late += 1;
+        }
+      }
+      expect(late).to.be.greaterThan(0);
+    });
+
+    it('explains the companies without a report as not asked, and they complete the portfolio', async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      const { count } = await call<{ count: number }>('list_companies', {});
+      for (const request of requests) {
+        const { reports, without } = await allReports(request.id);
+        const reported = new Set(reports.map((r) => r.company_id));
+        for (const company of without) {
+          expect(company.reason).to.equal('not_asked');
+          expect(reported.has(company.company_id)).to.equal(false);
+        }
+        expect(reported.size + without.length, request.id).to.equal(count);
+      }
+    });
+
+    it('keeps the REST reports valid against the reference with the new fields', async () => {
+      const res = await api(server.url, '/v1/information-reports/', { token });
+      expect(res.status).to.equal(200);
+      expect(res.body.results[0]).to.include.keys('company_name', 'due_date', 'is_late');
+      assertReference('main', 'InformationReport', ...res.body.results);
+      const requests = await api(server.url, '/v1/information-requests/', { token });
+      assertReference('main', 'InformationRequest', ...requests.body.results);
+    });
+  });
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import {
+  normaliseCategoryName,
+  STANDARD_CATEGORIES,
+  STANDARD_CATEGORY_NAMES,
+  suggestCategory,
+} from '../../core/categories.ts';
+import { abs, div, fromInteger, mul, readDecimal, sign, sub, toFixed, toText } from '../../core/decimal.ts';
+import type { AnalyticsDatum } from '../../db/repos/analytics.ts';
+import { defineTool, readOnly } from '../define.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
+import { resolveCompany } from '../schemas/company-ref.ts';
+import { isoDateField } from '../schemas/dates.ts';
+import { listOf, pageFields } from '../schemas/page.ts';
+
+const VarianceRow = z.object({
+  category: z.string(),
+  kind: z.enum(['flow', 'stock']).describe('flow: compared over its period; stock: compared at its date.'),
+  cadence: z.string(),
+  period: z.string().describe('The period compared: YYYY-MM, YYYY-Qn, YYYY-Hn or YYYY.'),
+  date: z.string().describe('Date of the budget figure, YYYY-MM-DD.'),
+  currency: z.string().nullable(),
+  budget: z.string().describe('Budgeted value, decimal string.'),
+  actual: z
+    .string()
+    .nullable()
+    .describe('Reported value for the same period (flow) or date (stock); null when none.'),
+  actual_date: z.string().nullable().describe('Date of the reported value used.'),
+  variance: z
+    .string()
+    .nullable()
+    .describe('actual - budget; null when it cannot be computed, with the reason.'),
+  variance_pct: z
+    .string()
+    .nullable()
+    .describe('variance / |budget| in percent, 2 decimals (12.50 means 12.5 %); null when the budget is 0.'),
+  reason: z.string().nullable().describe('Why variance or variance_pct is null; null otherwise.'),
+});
+type VarianceRow = z.infer<typeof VarianceRow>;
+
+const pointInTime = new Map(STANDARD_CATEGORIES.map((c) => [c.name, c.pointInTime]));
+
+/** The period a figure covers: its month, quarter, half year or year, so a flow is compared like for like. */
+function periodOf(cadence: string, date: string): string {
+  const year = date.slice(0, 4);
+  const month = Number(date.slice(5, 7));
+  if (cadence === 'quarter') return `${year}-Q${Math.ceil(month / 3)}`;
+  if (cadence === 'half_year') return `${year}-H${month <= 6 ? 1 : 2}`;
+  if (cadence === 'year') return year;
+  if (cadence === 'day' || cadence === 'week') return date;
+  return date.slice(0, 7);
+}
+
+/** The reported value a budget figure is compared with: same period and cadence (flow), or the latest of its month up to its date (stock). */
+function matchingActual(figure: AnalyticsDatum, stock: boolean, actuals: readonly AnalyticsDatum[]) {
+  const period = periodOf(figure.cadence, figure.date);
+  const candidates = actuals.filter((a) => {
+    if (a.category !== figure.category) return false;
+    if (stock) return a.date.slice(0, 7) === figure.date.slice(0, 7) && a.date <= figure.date;
+    return a.cadence === figure.cadence && periodOf(a.cadence, a.date) === period;
+  });
+  // Oldest first from the repository: the last is the latest date.
+  return candidates.at(-1);
+}
+
+function compare(figure: AnalyticsDatum, stock: boolean, actuals: readonly AnalyticsDatum[]): VarianceRow {
+  const actual = matchingActual(figure, stock, actuals);
+  const row: VarianceRow = {
+    category: figure.category,
+    kind: stock ? 'stock' : 'flow',
+    cadence: figure.cadence,
+    period: stock ? figure.date : periodOf(figure.cadence, figure.date),
+    date: figure.date,
+    currency: figure.currency,
+    budget: figure.value,
+    actual: actual?.value ?? null,
+    actual_date: actual?.date ?? null,
+    variance: null,
+    variance_pct: null,
+    reason: null,
+  };
+  if (!actual)
+    return {
+      ...row,
+      reason: stock ? 'no value reported in that month up to the date' : 'no value reported for that period',
+    };
+  if (actual.currency && figure.currency && actual.currency !== figure.currency)
+    return { ...row, reason: `actual is in ${actual.currency}, budget in ${figure.currency}` };
+  const budget = readDecimal(figure.value);
+  const reported = readDecimal(actual.value);
+  if (!budget || !reported) return { ...row, reason: 'a value is not a number' };
+  const variance = sub(reported, budget);
+  row.variance = toText(variance);
+  if (sign(budget) === 0) return { ...row, reason: 'the budget is 0, so there is no percentage' };
+  row.variance_pct = toFixed(mul(div(variance, abs(budget), 12), fromInteger(100)), 2);
+  return row;
+}
+
+export const getBudgetVariance = defineTool({
+  name: 'get_budget_variance',
+  title: 'Budget against actual',
+  description:
+    "Compares a company's budget with what it reported: per category and period, budget, actual, variance " +
+    'and variance %. Flows (revenue, burn) are compared per period of the same cadence; stocks (cash, ARR, ' +
+    'headcount) at each budget date. Use it for "are they on plan"; list_budgets lists the budgets.',
+  input: z.object({
+    company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
+    budget_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Budget id (from list_budgets); default: the company budget with the latest date.'),
+    from_date: isoDateField('Only budget figures dated on or after this date.'),
+    to_date: isoDateField('Only budget figures dated on or before this date.'),
+    category: z.string().min(1).optional().describe('One standard category, such as revenue or net_burn.'),
+    ...pageFields,
+  }),
+  output: listOf(VarianceRow).extend({
+    company_id: z.string(),
+    company_name: z.string(),
+    budget_id: z.string(),
+    budget_name: z.string(),
+  }),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const { repos, principal } = ctx;
+    const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
+    if (input.from_date && input.to_date && input.from_date > input.to_date)
+      throw InvalidInput.field('from_date', `must not be after to_date (${input.to_date})`);
+    let categories = STANDARD_CATEGORY_NAMES;
+    if (input.category) {
+      const name = normaliseCategoryName(input.category);
+      if (!STANDARD_CATEGORY_NAMES.includes(name)) {
+        const suggestion = suggestCategory(input.category, STANDARD_CATEGORY_NAMES);
+        throw InvalidInput.field(
+          'category',
+          `unknown standard category "${input.category}"; ${suggestion ? `did you mean "${suggestion}"? ` : ''}get_metrics_options lists every valid name`,
+        );
+      }
+      categories = [name];
+    }
+    const budget = input.budget_id
+      ? await repos.budgets.get(principal.scope, input.budget_id)
+      : await repos.budgets.latest(principal.scope, company.id);
+    if (!budget || budget.company_id !== company.id) {
+      throw new NotFound(
+        input.budget_id
+          ? `no budget with id ${input.budget_id} for company ${company.id}; list_budgets with company_id lists them`
+          : `company ${company.id} has no budget; list_budgets lists the budgets you can see`,
+      );
+    }
+    const from = input.from_date ?? '0001-01-01';
+    const to = input.to_date ?? '9999-12-31';
+    const figures = (
+      await repos.analytics.series(principal.scope, company.id, categories, from, to, budget.id)
+    ).filter((f) => !f.archived);
+    // Actuals from a year before the first figure: a yearly flow's period can start that early.
+    const first = figures[0]?.date ?? from;
+    const since = `${String(Number(first.slice(0, 4)) - 1).padStart(4, '0')}${first.slice(4)}`;
+    const last = figures.at(-1)?.date ?? to;
+    const actuals = figures.length
+      ? (await repos.analytics.series(principal.scope, company.id, categories, since, last)).filter(
+          (a) => !a.archived,
+        )
+      : [];
+    const rows = figures
+      .map((f) => compare(f, pointInTime.get(f.category) ?? false, actuals))
+      .sort((a, b) => a.category.localeCompare(b.category) || a.date.localeCompare(b.date));
+    const offset = (input.page - 1) * input.per_page;
+    if (input.page > 1 && offset >= rows.length) {
+      const lastPage = Math.max(1, Math.ceil(rows.length / input.per_page));
+      throw new NotFound(
+        `page ${input.page} is past the last page (${lastPage}); request page 1 to ${lastPage}`,
+      );
+    }
+    return {
+      count: rows.length,
+      page: input.page,
+      per_page: input.per_page,
+      has_more: offset + input.per_page < rows.length,
+      results: rows.slice(offset, offset + input.per_page),
+      company_id: company.id,
+      company_name: company.name,
+      budget_id: budget.id,
+      budget_name: budget.name,
+    };
+  },
+});

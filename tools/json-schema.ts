@@ -1,0 +1,166 @@
+// Tool schemas are sent to every client before its first question, so their size is a cost paid per session.
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (v: Json | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Keys whose object values are maps of names to schemas, not schemas themselves. */
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'patternProperties']);
+
+/** Keywords of a result's schema that only restate what every result does (all fields present, no others). */
+const OUTPUT_NOISE = new Set(['required', 'additionalProperties', 'description']);
+
+/**
+ * Removes what costs characters and tells a client nothing: zod's safe-integer bounds on every
+ * integer, `{not: {}}` for "no other keys", and, in output schemas (`output`), field descriptions,
+ * `required` and `additionalProperties` (a result always has every declared field and no other).
+ */
+function simplify(node: Json, output: boolean, inMap = false): Json {
+  if (Array.isArray(node)) return node.map((child) => simplify(child, output));
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!inMap) {
+      if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+      if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+      if (key === 'additionalProperties' && isObject(value) && isObject(value.not)) continue;
+      if (output && OUTPUT_NOISE.has(key)) continue;
+    }
+    out[key] = simplify(value, output, SCHEMA_MAPS.has(key) && !inMap);
+  }
+  // `anyOf: [X, {type: null}]` with a plain-typed X reads the same as `type: [X, "null"]`.
+  const anyOf = out.anyOf;
+  if (Array.isArray(anyOf) && anyOf.length === 2 && isObject(anyOf[1]) && anyOf[1].type === 'null') {
+    const first = anyOf[0];
+    if (isObject(first) && typeof first.type === 'string' && !('const' in first)) {
+      const { anyOf: _a, ...rest } = out;
+      const merged: JsonObject = { ...first, ...rest, type: [first.type, 'null'] };
+      if (Array.isArray(first.enum)) merged.enum = [...first.enum, null];
+      return merged;
+    }
+  }
+  // In a result, a union of object variants reads as one object with every variant's fields.
+  const variants = out.oneOf ?? out.anyOf;
+  if (
+    output &&
+    Array.isArray(variants) &&
+    variants.length > 1 &&
+    variants.every((v) => isObject(v) && v.type === 'object')
+  ) {
+    const properties: JsonObject = {};
+    for (const variant of variants as JsonObject[]) {
+      for (const [name, field] of Object.entries(isObject(variant.properties) ? variant.properties : {})) {
+        const seen = properties[name];
+        if (isObject(seen) && 'const' in seen && isObject(field) && 'const' in field)
+          properties[name] = { enum: [seen.const, field.const] };
+        else if (isObject(seen) && Array.isArray(seen.enum) && isObject(field) && 'const' in field)
+          properties[name] = { enum: [...seen.enum, field.const] };
+        else if (!(name in properties)) properties[name] = field;
+        else if (JSON.stringify(seen) !== JSON.stringify(field)) {
+          const options = isObject(seen) && Array.isArray(seen.anyOf) ? seen.anyOf : [seen];
+          if (!options.some((o) => JSON.stringify(o) === JSON.stringify(field)))
+            properties[name] = { anyOf: [...options, field] };
+        }
+      }
+    }
+    const { oneOf: _o, anyOf: _a, ...rest } = out;
+    return { ...rest, type: 'object', properties };
+  }
+  // The `default` keyword already says what a trailing "Default 12." says.
+  if ('default' in out && typeof out.description === 'string') {
+    const stated = `Default ${JSON.stringify(out.default).replace(/^"|"$/g, '')}.`;
+    if (out.description.endsWith(` ${stated}`))
+      out.description = out.description.slice(0, -stated.length - 1);
+  }
+  // A date's `format` says what zod's long validating pattern says.
+  if (out.format === 'date' && typeof out.pattern === 'string') delete out.pattern;
+  if (typeof out.type === 'string' && 'const' in out) delete out.type;
+  return out;
+}
+
+const isSchema = (node: JsonObject) => 'type' in node || 'anyOf' in node || 'enum' in node || 'oneOf' in node;
+
+interface Site {
+  parent: JsonObject | Json[];
+  key: string | number;
+  node: JsonObject;
+  hint: string;
+}
+
+/** Every subschema below the root, with where it sits (the root itself is never replaced). */
+function sites(root: JsonObject): Site[] {
+  const found: Site[] = [];
+  const visit = (node: Json, hint: string, inMap: boolean) => {
+    if (Array.isArray(node)) {
+      node.forEach((child, i) => {
+        if (isObject(child) && isSchema(child)) found.push({ parent: node, key: i, node: child, hint });
+        visit(child, hint, false);
+      });
+      return;
+    }
+    if (!isObject(node)) return;
+    for (const [key, child] of Object.entries(node)) {
+      if (!isObject(child)) {
+        visit(child, hint, false);
+        continue;
+      }
+      const name = inMap ? key : hint;
+      if (!SCHEMA_MAPS.has(key) && key !== 'default' && key !== 'const' && isSchema(child))
+        found.push({ parent: node, key, node: child, hint: name });
+      visit(child, name, SCHEMA_MAPS.has(key));
+    }
+  };
+  visit(root, 'shape', false);
+  return found;
+}
+
+function withoutDescription(node: JsonObject): JsonObject {
+  const { description: _d, ...rest } = node;
+  return rest;
+}
+
+/**
+ * Simplifies the schema (see `simplify`), then moves every subschema that appears more than once into `$defs`, referenced with `$ref`, largest
+ * saving first; a shape repeated under different descriptions is shared and keeps each description
+ * beside its reference.
+ */
+export function compactSchema(
+  schema: Record<string, unknown>,
+  io: 'input' | 'output',
+): Record<string, unknown> {
+  const root = simplify(schema as Json, io === 'output') as JsonObject;
+  const defs: JsonObject = isObject(root.$defs) ? root.$defs : {};
+  root.$defs = defs;
+  for (;;) {
+    const groups = new Map<string, { sites: Site[]; shape: JsonObject; keepDescription: boolean }>();
+    for (const site of sites(root)) {
+      for (const keepDescription of [false, true]) {
+        const shape = keepDescription ? withoutDescription(site.node) : site.node;
+        const key = `${keepDescription}:${JSON.stringify(shape)}`;
+        const group = groups.get(key) ?? { sites: [], shape, keepDescription };
+        group.sites.push(site);
+        groups.set(key, group);
+      }
+    }
+    let best: { saving: number; sites: Site[]; shape: JsonObject; keepDescription: boolean } | null = null;
+    for (const group of groups.values()) {
+      if (group.sites.length < 2) continue;
+      const saving = (group.sites.length - 1) * JSON.stringify(group.shape).length - group.sites.length * 30;
+      if (saving > 60 && (!best || saving > best.saving)) best = { ...group, saving };
+    }
+    if (!best) break;
+    let name = best.sites[0]!.hint.replace(/[^A-Za-z0-9_]/g, '_');
+    for (let n = 2; name in defs; n++) name = `${best.sites[0]!.hint}_${n}`;
+    defs[name] = best.shape;
+    for (const site of best.sites) {
+      const ref: JsonObject = { $ref: `#/$defs/${name}` };
+      if (best.keepDescription && typeof site.node.description === 'string')
+        ref.description = site.node.description;
+      (site.parent as Record<string | number, Json>)[site.key] = ref;
+    }
+  }
+  if (!Object.keys(defs).length) delete root.$defs;
+  return root;
+}
