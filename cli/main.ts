@@ -12,6 +12,7 @@ import { migrate, seed } from './commands/database.ts';
 import { firmsCreate, firmsList } from './commands/firms.ts';
 import { importCommand } from './commands/import.ts';
 import { mcpCommand } from './commands/mcp.ts';
+import { pruneCommand } from './commands/prune.ts';
 import { serve } from './commands/serve.ts';
 import { tokensCreate, tokensList, tokensRevoke } from './commands/tokens.ts';
 import { usersCreate, usersList } from './commands/users.ts';
@@ -33,6 +34,7 @@ export const commands: readonly Command[] = [
   tokensList,
   tokensRevoke,
   importCommand,
+  pruneCommand,
 ];
 
 const GENERAL_USAGE = 'usage: portfolio <command> [options]; "portfolio --help" lists the commands';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
+import { DEFAULT_PRUNE_WINDOWS } from '../db/prune.ts';
 import type { IdempotencyRow } from '../db/repos/idempotency.ts';
 import { inTransaction } from '../db/repos/index.ts';
 import type { ToolContext } from '../tools/context.ts';
@@ -17,7 +18,7 @@ export interface RouteResponse {
 }
 
 /** A key is remembered this long; an older one counts as never used. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_TTL_MS = DEFAULT_PRUNE_WINDOWS.idempotencyTtlMs;
 
 /**
  * An unanswered claim older than this is taken over: its request cannot still be running (requests

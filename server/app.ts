@@ -24,7 +24,12 @@ import type { ToolContext } from '../tools/context.ts';
 import { InsufficientScope, ToolError, Unauthenticated } from '../tools/errors.ts';
 import { checkMcpCallScope, handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isUnstorableText } from './db-errors.ts';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseErrorSummary,
+  isDatabaseUnavailable,
+  isUnstorableText,
+} from './db-errors.ts';
 import { checkJsonBody } from './json-depth.ts';
 import { pinoFor } from './logger.ts';
 import { refuseJsonRpcBatch } from './mcp-batch.ts';
@@ -397,7 +402,7 @@ function errors(app: express.Express, { config, logger, metrics }: AppDeps): voi
       return;
     }
     if (isDatabaseUnavailable(err)) {
-      logger.warn('database unavailable', { request_id: res.locals.requestId, error: String(err) });
+      logger.warn('database unavailable', { request_id: res.locals.requestId, ...databaseErrorSummary(err) });
       if (res.headersSent) return;
       res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       sendProblem(res, 503, 'service_unavailable', 'the database is unavailable; retry in a few seconds');

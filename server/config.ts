@@ -33,6 +33,7 @@ const schema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
+  PRUNE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604800).default(3600),
 });
 
 export interface Config {
@@ -65,6 +66,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** Seconds a stopping server keeps serving with /readyz at 503, so a load balancer stops sending. */
   shutdownDrainSeconds: number;
+  /** Seconds between deletions of expired rows; 0 switches the schedule off. */
+  pruneIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -114,5 +117,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainSeconds: c.SHUTDOWN_DRAIN_SECONDS,
     metricsToken: c.METRICS_TOKEN,
     metricsPort: c.METRICS_PORT,
+    pruneIntervalSeconds: c.PRUNE_INTERVAL_SECONDS,
   };
 }

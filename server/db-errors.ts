@@ -59,3 +59,18 @@ export function isUnstorableText(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '22021' || code === '22P05';
 }
+
+/**
+ * What may be logged of a database error: its code and the driver's message without the statement
+ * knex puts in front of it, so no value of a query (a token hash, a user's data) reaches the log.
+ */
+export function databaseErrorSummary(err: unknown): { error_code?: string; error: string } {
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  const cut = message.lastIndexOf(' - ');
+  const summary: { error_code?: string; error: string } = {
+    error: cut === -1 ? message : message.slice(cut + 3),
+  };
+  if (typeof e.code === 'string') summary.error_code = e.code;
+  return summary;
+}

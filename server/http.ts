@@ -8,10 +8,12 @@ import type { Clock } from '../core/clock.ts';
 import { systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
+import { pruneExpired } from '../db/prune.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
 import { createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
+import { databaseErrorSummary } from './db-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 
@@ -59,6 +61,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, logger });
   await migrateLatest(db);
   const repos = createRepos(db);
+  const clock = options.clock ?? systemClock;
   const limits: Limits =
     options.limits ??
     createLimits(
@@ -70,7 +73,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       logger,
     );
   let closing: Promise<void> | undefined;
-  const clock = options.clock ?? systemClock;
   const metrics = createMetrics(db, repos, clock);
   const app = createApp({
     metrics,
@@ -92,6 +94,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   // Without PUBLIC_URL on an ephemeral port, links must name the port actually bound.
   if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = `http://${host}:${port}`;
+  let pruning: Promise<void> | undefined;
+  const prune = () => {
+    pruning ??= pruneExpired(db, clock.now())
+      .then((deleted) => logger.info('pruned expired rows', { ...deleted }))
+      .catch((err: unknown) => logger.warn('prune failed', databaseErrorSummary(err)))
+      .finally(() => {
+        pruning = undefined;
+      });
+  };
+  // Unref'd: the schedule never keeps a process alive on its own.
+  const pruneTimer =
+    config.pruneIntervalSeconds > 0
+      ? setInterval(prune, config.pruneIntervalSeconds * 1000).unref()
+      : undefined;
   return {
     url: `http://${host}:${port}`,
     port,
@@ -103,6 +119,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       closing ??= (async () => {
         // Still serving while the load balancer sees /readyz at 503 and stops sending new requests.
         if (config.shutdownDrainSeconds > 0) await delay(config.shutdownDrainSeconds * 1000);
+        clearInterval(pruneTimer);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
@@ -110,6 +127,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await closed;
         clearTimeout(timer);
         metricsServer?.close();
+        await pruning;
         await limits.close();
         if (!options.db) await db.destroy();
       })();

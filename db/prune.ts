@@ -1,0 +1,74 @@
+import type { Knex } from 'knex';
+
+/** How long each kind of row outlives its use; a row older than this is of no use to anyone. */
+export interface PruneWindows {
+  /** Idempotency keys are answered again for this long (rest/ owns the value). */
+  idempotencyTtlMs: number;
+  /** A registered client that has not signed in within this long is abandoned. */
+  abandonedClientMs: number;
+  /** A revoked sign-in is kept this long, so a replayed refresh token is still recognised as reuse. */
+  revokedGrantMs: number;
+}
+
+export const DEFAULT_PRUNE_WINDOWS: PruneWindows = {
+  idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  abandonedClientMs: 24 * 60 * 60 * 1000,
+  revokedGrantMs: 24 * 60 * 60 * 1000,
+};
+
+/** Rows deleted, per table. */
+export interface PruneResult {
+  authorization_codes: number;
+  web_sessions: number;
+  access_tokens: number;
+  mcp_grants: number;
+  refresh_tokens: number;
+  idempotency_keys: number;
+  mcp_clients: number;
+}
+
+const before = (now: Date, ms: number) => new Date(now.getTime() - ms).toISOString();
+
+/**
+ * Deletes what can no longer be used: expired authorization codes, sessions and tokens, ended
+ * sign-ins with their refresh tokens, expired idempotency keys and registered clients that never
+ * signed in. One transaction, so a prune that fails leaves everything as it was.
+ */
+export async function pruneExpired(
+  db: Knex,
+  now: Date,
+  windows: PruneWindows = DEFAULT_PRUNE_WINDOWS,
+): Promise<PruneResult> {
+  const at = now.toISOString();
+  return db.transaction(async (trx) => {
+    const endedGrants = trx('mcp_grants')
+      .where('expires_at', '<', at)
+      .orWhere('revoked_at', '<', before(now, windows.revokedGrantMs))
+      .select('id');
+    // Counted before the grants go, since the cascade deletes them without a count.
+    const refresh_tokens = await trx('refresh_tokens').whereIn('grant_id', endedGrants.clone()).delete();
+    const grantTokens = await trx('access_tokens').whereIn('grant_id', endedGrants.clone()).delete();
+    const mcp_grants = await trx('mcp_grants').whereIn('id', endedGrants.clone()).delete();
+    const access_tokens = grantTokens + (await trx('access_tokens').where('expires_at', '<', at).delete());
+    const authorization_codes = await trx('authorization_codes').where('expires_at', '<', at).delete();
+    const web_sessions = await trx('web_sessions').where('expires_at', '<', at).delete();
+    const idempotency_keys = await trx('idempotency_keys')
+      .where('created_at', '<', before(now, windows.idempotencyTtlMs))
+      .delete();
+    const mcp_clients = await trx('mcp_clients')
+      .where({ is_metadata_document: false })
+      .where('created_at', '<', before(now, windows.abandonedClientMs))
+      .whereNotIn('client_id', trx('mcp_grants').select('client_id'))
+      .whereNotIn('client_id', trx('authorization_codes').select('client_id'))
+      .delete();
+    return {
+      authorization_codes,
+      web_sessions,
+      access_tokens,
+      mcp_grants,
+      refresh_tokens,
+      idempotency_keys,
+      mcp_clients,
+    };
+  });
+}
