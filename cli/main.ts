@@ -9,6 +9,7 @@ import { parseCommandArgs, UsageError } from './args.ts';
 import type { Command, Io } from './command.ts';
 import { appsCreate, appsList, appsRevoke } from './commands/apps.ts';
 import { migrate, seed } from './commands/database.ts';
+import { demoRemove } from './commands/demo.ts';
 import { firmsCreate, firmsList } from './commands/firms.ts';
 import { importCommand } from './commands/import.ts';
 import { mcpCommand } from './commands/mcp.ts';
@@ -35,6 +36,7 @@ export const commands: readonly Command[] = [
   tokensRevoke,
   importCommand,
   pruneCommand,
+  demoRemove,
 ];
 
 const GENERAL_USAGE = 'usage: portfolio <command> [options]; "portfolio --help" lists the commands';

@@ -601,7 +601,10 @@ describe('portfolio command line', function () {
 
     it('refuses to serve the demo credentials on a non-loopback host', async () => {
       const r = await cli(demoUrl, ['serve'], { HOST: '0.0.0.0', PORT: '0' });
-      expectFailure(r, /^portfolio: refusing to start: the demo credentials .* ALLOW_DEMO_CREDENTIALS=1$/);
+      expectFailure(
+        r,
+        /^portfolio: refusing to start: HOST 0\.0\.0\.0 is not a loopback address and demo data .*"portfolio demo remove".* ALLOW_DEMO_CREDENTIALS=1 to serve it anyway$/,
+      );
     });
 
     it('serves with a banner, answers /healthz, stops on SIGTERM with exit 0, and adds no rows', async () => {

@@ -1,4 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { type DemoMark, remainingDemoData } from '../../db/demo.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import { DEMO, isDatabaseEmpty, seedDemo } from '../../db/seeds/demo.ts';
 import { CliError } from '../args.ts';
@@ -38,6 +39,17 @@ async function demoCredentials(repos: Repos): Promise<{ login: boolean; client: 
   return { login: Boolean(user), client: Boolean(app) };
 }
 
+/** The refusal naming every demo credential left and the command that removes them. */
+export function demoRefusal(host: string, left: DemoMark[]): string {
+  const names = left.map((m) => `${m.kind} ${m.label}`);
+  const shown = names.length > 10 ? [...names.slice(0, 10), `${names.length - 10} more`] : names;
+  return (
+    `refusing to start: HOST ${host} is not a loopback address and demo data with credentials written ` +
+    `in the source is present (${shown.join(', ')}); remove it with "portfolio demo remove", or set ` +
+    'ALLOW_DEMO_CREDENTIALS=1 to serve it anyway'
+  );
+}
+
 function waitForSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -74,11 +86,9 @@ export const serve = defineCommand({
       }
     }
     const demo = await demoCredentials(repos);
-    if ((demo.login || demo.client) && !demoAllowed) {
-      throw new CliError(
-        `refusing to start: the demo credentials (${DEMO.email}, ${DEMO.clientId}) exist and HOST ` +
-          `${config.host} is not a loopback address; remove the demo firm or set ALLOW_DEMO_CREDENTIALS=1`,
-      );
+    if (!demoAllowed) {
+      const left = await remainingDemoData(db);
+      if (left.length > 0) throw new CliError(demoRefusal(config.host, left));
     }
 
     const signal = waitForSignal();

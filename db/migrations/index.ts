@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as initial from './001-initial.ts';
 import * as standardCategories from './002-standard-categories.ts';
 import * as partialBudgetIndex from './003-partial-budget-index.ts';
+import * as demoMarks from './005-demo-marks.ts';
 import * as fairValueOverrides from './008-fair-value-overrides.ts';
 
 interface Migration {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-standard-categories': standardCategories,
   '003-partial-budget-index': partialBudgetIndex,
+  '005-demo-marks': demoMarks,
   '008-fair-value-overrides': fairValueOverrides,
 };
 

@@ -9,6 +9,7 @@
  */
 import type { Knex } from 'knex';
 import { hashSecret } from '../../core/secrets.ts';
+import { type DemoMark, markDemo } from '../demo.ts';
 import { addInvestorMetrics, buildCapTable } from './demo-captable.ts';
 import { addCustomColumns, addDocuments, addInformationRequests, addNotes } from './demo-content.ts';
 import { addBudgets, addCompanyMetrics, addCustomMetrics } from './demo-metrics.ts';
@@ -250,8 +251,25 @@ export async function seedDemo(db: Knex): Promise<SeedSummary> {
       const size = chunkSize(all[0]!);
       for (let i = 0; i < all.length; i += size) await trx(table).insert(all.slice(i, i + size));
     }
+    await markDemo(trx, demoMarks(rows));
   });
   return rows.counts();
+}
+
+/** Every seeded row that carries or grants a credential written in the source (the seed issues no tokens). */
+function demoMarks(rows: SeedRows): DemoMark[] {
+  const label = (row: Row, field: string) => String(row[field]);
+  return [
+    ...rows.get('firms').map((r) => ({ kind: 'firm' as const, id: label(r, 'id'), label: label(r, 'slug') })),
+    ...rows
+      .get('users')
+      .map((r) => ({ kind: 'user' as const, id: label(r, 'id'), label: label(r, 'email') })),
+    ...rows.get('oauth_applications').map((r) => ({
+      kind: 'application' as const,
+      id: label(r, 'id'),
+      label: label(r, 'client_id'),
+    })),
+  ];
 }
 
 async function refuseExisting(db: Knex): Promise<void> {
