@@ -1,4 +1,12 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  scrypt as scryptCb,
+  timingSafeEqual,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (
@@ -42,6 +50,33 @@ export function newToken(prefix: string): string {
 /** Tokens are stored and looked up only by their SHA-256. */
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+function sealingKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'portfolio sealed with a token', 32));
+}
+
+/**
+ * Encrypts text (AES-256-GCM) under a key derived from a secret that is stored only as its SHA-256,
+ * so what is sealed can be read again only by whoever presents that secret.
+ */
+export function sealWith(secret: string, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(secret), iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** The text sealed by sealWith with the same secret, or undefined when it does not open. */
+export function openWith(secret: string, sealed: string): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', sealingKey(secret), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -386,6 +386,7 @@ for (const dialect of dialects) {
         expires_at: old,
         used_at: null,
         grant_id: null,
+        redirect_uri_given: true,
       });
 
       expect(await fx.repos.mcpAuth.deleteAbandonedClients('2026-02-01T00:00:00.000Z')).to.equal(1);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { REFRESH_RETRY_MS } from '../auth/mcp-oauth/provider.ts';
 import { tokenHash } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import type { RunningServer } from '../server/http.ts';
@@ -359,7 +360,11 @@ for (const dialect of dialects) {
         };
         const redirect = await tokenRequest(base, { ...common, redirect_uri: 'http://127.0.0.1:9/other' });
         expect(redirect.body.error).to.equal('invalid_grant');
-        const resource = await tokenRequest(base, { ...common, resource: 'https://other.example/mcp' });
+        const resource = await tokenRequest(base, {
+          ...common,
+          redirect_uri: REDIRECT,
+          resource: 'https://other.example/mcp',
+        });
         expect(resource.body.error).to.equal('invalid_target');
         const good = await tokenRequest(base, { ...common, redirect_uri: REDIRECT });
         expect(good.status).to.equal(200);
@@ -415,12 +420,91 @@ for (const dialect of dialects) {
         expect(second.body.access_token).not.to.equal(tokens.access_token);
         expect((await listTools(base, second.body.access_token)).status).to.equal(200);
 
+        clock.advance(REFRESH_RETRY_MS + 1000);
         const reused = await refresh(tokens.refresh_token);
         expect(reused.status).to.equal(400);
         expect(reused.body.error).to.equal('invalid_grant');
         expect((await listTools(base, tokens.access_token)).status).to.equal(401);
         expect((await listTools(base, second.body.access_token)).status).to.equal(401);
         expect((await refresh(second.body.refresh_token)).body.error).to.equal('invalid_grant');
+      });
+
+      it('gives a refresh retried within seconds the same new tokens, in parallel too, and revokes on a later reuse', async () => {
+        const { client, tokens } = await signInFlow(base);
+        const refresh = (token: string) =>
+          tokenRequest(base, {
+            grant_type: 'refresh_token',
+            client_id: client.client_id,
+            refresh_token: token,
+          });
+        const [first, racer] = await Promise.all([
+          refresh(tokens.refresh_token),
+          refresh(tokens.refresh_token),
+        ]);
+        expect(first.status).to.equal(200);
+        expect(racer.status).to.equal(200);
+        expect(racer.body).to.deep.equal(first.body);
+        clock.advance(REFRESH_RETRY_MS - 2000);
+        const retry = await refresh(tokens.refresh_token);
+        expect(retry.status).to.equal(200);
+        expect(retry.body).to.deep.equal(first.body);
+        expect((await listTools(base, first.body.access_token)).status).to.equal(200);
+
+        clock.advance(3000);
+        const late = await refresh(tokens.refresh_token);
+        expect(late.status).to.equal(400);
+        expect(late.body.error).to.equal('invalid_grant');
+        expect((await listTools(base, first.body.access_token)).status).to.equal(401);
+        expect((await refresh(first.body.refresh_token)).body.error).to.equal('invalid_grant');
+      });
+
+      it('does not replay a retried refresh once its new refresh token was used', async () => {
+        const { client, tokens } = await signInFlow(base);
+        const refresh = (token: string) =>
+          tokenRequest(base, {
+            grant_type: 'refresh_token',
+            client_id: client.client_id,
+            refresh_token: token,
+          });
+        const second = await refresh(tokens.refresh_token);
+        const third = await refresh(second.body.refresh_token);
+        expect(third.status).to.equal(200);
+        const reused = await refresh(tokens.refresh_token);
+        expect(reused.body.error).to.equal('invalid_grant');
+        expect((await listTools(base, third.body.access_token)).status).to.equal(401);
+      });
+
+      it('requires redirect_uri at the token step when the authorization request named it (RFC 6749 §4.1.3)', async () => {
+        const { body: client } = await registerClient(base, { redirect_uris: [REDIRECT] });
+        const named = await consent(base, new WebClient(base), client);
+        const common = {
+          grant_type: 'authorization_code',
+          client_id: client.client_id,
+          resource: `${base}/mcp`,
+        };
+        const without = await tokenRequest(base, {
+          ...common,
+          code: named.code,
+          code_verifier: named.verifier,
+        });
+        expect(without.status).to.equal(400);
+        expect(without.body.error).to.equal('invalid_grant');
+        expect(without.body.error_description).to.match(/redirect_uri is required/);
+        const withIt = await tokenRequest(base, {
+          ...common,
+          code: named.code,
+          code_verifier: named.verifier,
+          redirect_uri: REDIRECT,
+        });
+        expect(withIt.status).to.equal(200);
+
+        const omitted = await consent(base, new WebClient(base), client, { redirectUri: null });
+        const plain = await tokenRequest(base, {
+          ...common,
+          code: omitted.code,
+          code_verifier: omitted.verifier,
+        });
+        expect(plain.status).to.equal(200);
       });
 
       it('refuses a refresh token presented by another client', async () => {

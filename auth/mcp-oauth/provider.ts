@@ -17,10 +17,15 @@ import type {
 import type { Request, Response } from 'express';
 import type { Clock } from '../../core/clock.ts';
 import { parseScopes } from '../../core/principal.ts';
-import { newToken, tokenHash } from '../../core/secrets.ts';
+import { newToken, openWith, sealWith, tokenHash } from '../../core/secrets.ts';
 import { newId } from '../../db/ids.ts';
 import type { Repos } from '../../db/repos/index.ts';
-import type { AuthorizationCodeRow, IssuedTokens, McpGrantRow } from '../../db/repos/mcp-auth.ts';
+import type {
+  AuthorizationCodeRow,
+  IssuedTokens,
+  McpGrantRow,
+  RefreshTokenRow,
+} from '../../db/repos/mcp-auth.ts';
 import { consentPage, messagePage } from '../web/pages.ts';
 import { sendHtml } from '../web/respond.ts';
 import { csrfMatches, type Sessions } from '../web/sessions.ts';
@@ -44,6 +49,9 @@ function grantedScope(requested: string[] | undefined): string {
   const known = (requested ?? []).filter((s) => MCP_SCOPES.includes(s));
   return (known.length > 0 ? known : MCP_SCOPES).join(' ');
 }
+
+/** A refresh retried this soon with the same token (the client lost the response) gets the same tokens. */
+export const REFRESH_RETRY_MS = 10_000;
 
 function hostOf(uri: string): string {
   try {
@@ -83,9 +91,12 @@ export class McpOAuthProvider implements OAuthServerProvider {
     if (params.resource && params.resource.href !== urls.resource) {
       throw new InvalidTargetError(`this server issues tokens only for the resource ${urls.resource}`);
     }
+    const sent = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown> | undefined;
+    // Posted back without it when the client left it out, so the code knows it was never named.
+    const redirectGiven = typeof sent?.redirect_uri === 'string';
     const request: Record<string, string | undefined> = {
       client_id: client.client_id,
-      redirect_uri: params.redirectUri,
+      redirect_uri: redirectGiven ? params.redirectUri : undefined,
       response_type: 'code',
       code_challenge: params.codeChallenge,
       code_challenge_method: 'S256',
@@ -152,6 +163,7 @@ export class McpOAuthProvider implements OAuthServerProvider {
       client_id: client.client_id,
       user_id: session.user.id,
       redirect_uri: params.redirectUri,
+      redirect_uri_given: redirectGiven,
       code_challenge: params.codeChallenge,
       resource: urls.resource,
       scope: grantedScope(params.scopes),
@@ -204,6 +216,11 @@ export class McpOAuthProvider implements OAuthServerProvider {
     resource?: URL,
   ): Promise<OAuthTokens> {
     const row = await this.spendableCode(client, code);
+    if (row.redirect_uri_given && redirectUri === undefined) {
+      throw new InvalidGrantError(
+        'redirect_uri is required: send the one of the authorization request (RFC 6749 §4.1.3)',
+      );
+    }
     if (redirectUri !== undefined && redirectUri !== row.redirect_uri) {
       throw new InvalidGrantError('redirect_uri is not the one of the authorization request');
     }
@@ -252,6 +269,8 @@ export class McpOAuthProvider implements OAuthServerProvider {
     if (grant.expires_at <= at)
       throw new InvalidGrantError('this sign-in ended after 30 days; sign in again');
     if (row.used_at) {
+      const again = await this.retried(row, refreshToken, now);
+      if (again) return again;
       await repos.mcpAuth.revokeGrant(grant.id, at);
       throw new InvalidGrantError(
         'the refresh token was already used, so this sign-in was revoked to protect the account; sign in again',
@@ -267,13 +286,38 @@ export class McpOAuthProvider implements OAuthServerProvider {
     const user = await repos.users.get(grant.user_id);
     if (!user?.is_active) throw new InvalidGrantError('the user who signed in is deactivated');
     const { issued, response } = this.issue(grant, now);
-    if (!(await repos.mcpAuth.rotateRefreshToken(hash, issued, at))) {
+    const sealed = sealWith(refreshToken, JSON.stringify(response));
+    if (!(await repos.mcpAuth.rotateRefreshToken(hash, issued, at, sealed))) {
+      // A concurrent retry spent it first: answer what it answered, if that is still fresh.
+      const spent = await repos.mcpAuth.getRefreshToken(hash);
+      const again = spent && (await this.retried(spent, refreshToken, now));
+      if (again) return again;
       await repos.mcpAuth.revokeGrant(grant.id, at);
       throw new InvalidGrantError(
         'the refresh token was already used, so this sign-in was revoked; sign in again',
       );
     }
     return response;
+  }
+
+  /**
+   * The tokens a spent refresh token was exchanged for, when it is presented again within
+   * REFRESH_RETRY_MS and those tokens are still unused; otherwise undefined (the reuse revokes).
+   */
+  private async retried(
+    row: RefreshTokenRow,
+    refreshToken: string,
+    now: Date,
+  ): Promise<OAuthTokens | undefined> {
+    if (!row.used_at || !row.reissue) return undefined;
+    if (now.getTime() - Date.parse(row.used_at) > REFRESH_RETRY_MS) return undefined;
+    const text = openWith(refreshToken, row.reissue);
+    if (!text) return undefined;
+    const tokens = JSON.parse(text) as OAuthTokens;
+    const next =
+      tokens.refresh_token &&
+      (await this.options.repos.mcpAuth.getRefreshToken(tokenHash(tokens.refresh_token)));
+    return next && !next.used_at ? tokens : undefined;
   }
 
   /** A new access token (MCP_ACCESS_TOKEN_TTL, never past the sign-in's end) and a new refresh token. */

@@ -3,6 +3,7 @@ import * as initial from './001-initial.ts';
 import * as standardCategories from './002-standard-categories.ts';
 import * as partialBudgetIndex from './003-partial-budget-index.ts';
 import * as demoMarks from './005-demo-marks.ts';
+import * as oauthReplay from './006-oauth-replay.ts';
 import * as fairValueOverrides from './008-fair-value-overrides.ts';
 
 interface Migration {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '002-standard-categories': standardCategories,
   '003-partial-budget-index': partialBudgetIndex,
   '005-demo-marks': demoMarks,
+  '006-oauth-replay': oauthReplay,
   '008-fair-value-overrides': fairValueOverrides,
 };
 

@@ -37,6 +37,8 @@ export interface AuthorizationCodeRow {
   client_id: string;
   user_id: string;
   redirect_uri: string;
+  /** Whether the authorization request named redirect_uri (then the token request must repeat it). */
+  redirect_uri_given: boolean;
   code_challenge: string;
   resource: string;
   scope: string;
@@ -50,6 +52,8 @@ export interface RefreshTokenRow {
   grant_id: string;
   created_at: string;
   used_at: string | null;
+  /** The response that spent it, sealed with the token itself, for a retry within seconds. */
+  reissue: string | null;
 }
 
 /** The tokens one exchange issues: an access token row and the hash of a new refresh token. */
@@ -126,7 +130,10 @@ export function mcpAuthRepo(db: Knex) {
       await db('authorization_codes').insert(row);
     },
     async getCode(codeHash: string): Promise<AuthorizationCodeRow | undefined> {
-      return db<AuthorizationCodeRow>('authorization_codes').where({ code_hash: codeHash }).first();
+      const row = await db<AuthorizationCodeRow>('authorization_codes')
+        .where({ code_hash: codeHash })
+        .first();
+      return row && { ...row, redirect_uri_given: bool(row.redirect_uri_given) };
     },
     /**
      * Spends a code and starts its sign-in in one transaction: false when the code was already
@@ -176,12 +183,17 @@ export function mcpAuthRepo(db: Knex) {
      * Spends a refresh token and stores its successors in one transaction: false when it was
      * already spent, in which case nothing is created.
      */
-    async rotateRefreshToken(tokenHash: string, issued: IssuedTokens, at: string): Promise<boolean> {
+    async rotateRefreshToken(
+      tokenHash: string,
+      issued: IssuedTokens,
+      at: string,
+      reissue: string,
+    ): Promise<boolean> {
       return db.transaction(async (trx) => {
         const n = await trx('refresh_tokens')
           .where({ token_hash: tokenHash })
           .whereNull('used_at')
-          .update({ used_at: at });
+          .update({ used_at: at, reissue });
         if (n === 0) return false;
         await insertTokens(trx, issued, at);
         return true;

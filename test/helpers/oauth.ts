@@ -139,17 +139,17 @@ export async function consent(
   base: string,
   web: WebClient,
   client: RegisteredClient,
-  options: { resource?: string | null; redirectUri?: string; state?: string; scope?: string } = {},
+  options: { resource?: string | null; redirectUri?: string | null; state?: string; scope?: string } = {},
 ) {
   const { verifier, challenge } = pkce();
   const params: Record<string, string> = {
     response_type: 'code',
     client_id: client.client_id,
-    redirect_uri: options.redirectUri ?? client.redirect_uris[0]!,
     code_challenge: challenge,
     code_challenge_method: 'S256',
     state: options.state ?? 'state-1',
   };
+  if (options.redirectUri !== null) params.redirect_uri = options.redirectUri ?? client.redirect_uris[0]!;
   if (options.resource !== null) params.resource = options.resource ?? `${base}/mcp`;
   if (options.scope) params.scope = options.scope;
   const path = `/authorize?${new URLSearchParams(params)}`;
