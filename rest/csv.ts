@@ -1,20 +1,22 @@
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+import { stringify } from 'csv-stringify/sync';
 
-/** One CSV field per RFC 4180: quoted when it holds a comma, quote or line break. */
-function field(value: unknown): string {
+/** A plain decimal number in full (`-12`, `3.50`): a spreadsheet reads it as a number, never a formula. */
+const plainNumber = /^-?\d+(\.\d+)?$/;
+
+/** The OWASP rule: a cell starting with =, +, -, @, tab or carriage return would run as a formula. */
+const formulaStart = /^[=+\-@\t\r]/;
+
+function cell(value: unknown): string {
   const text =
     value === null || value === undefined
       ? ''
       : typeof value === 'object'
         ? JSON.stringify(value)
         : String(value);
-  // OWASP: a leading =, +, -, @, tab or carriage return would run as a formula in a spreadsheet;
-  // only a plain decimal number in full (-12.5) is safe to leave as it is.
-  const safe = /^[=+\-@\t\r]/.test(text) && !PLAIN_DECIMAL.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return formulaStart.test(text) && !plainNumber.test(text) ? `'${text}` : text;
 }
 
-/** A header row of every key in the items (first-seen order), then one row per item. */
+/** A header row of every key in the items (first-seen order), then one row per item (RFC 4180, CRLF). */
 export function toCsv(items: readonly Record<string, unknown>[]): string {
   const columns: string[] = [];
   const seen = new Set<string>();
@@ -26,7 +28,6 @@ export function toCsv(items: readonly Record<string, unknown>[]): string {
       }
     }
   }
-  const lines = [columns.map(field).join(',')];
-  for (const item of items) lines.push(columns.map((c) => field(item[c])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  const rows = [columns.map(cell), ...items.map((item) => columns.map((c) => cell(item[c])))];
+  return stringify(rows, { record_delimiter: '\r\n', eof: true });
 }
