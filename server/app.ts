@@ -17,6 +17,7 @@ import { documentDownloadRoute } from '../rest/download.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
 import type { ToolContext } from '../tools/context.ts';
+import type { AnyTool } from '../tools/define.ts';
 import { ToolError, Unauthenticated } from '../tools/errors.ts';
 import { handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
@@ -32,6 +33,9 @@ export interface AppDeps {
   limits: Limits;
   /** Check every tool result against its output schema (on in tests, off in production). */
   validateOutput?: boolean;
+  /** The tools and routes to serve; the registry and rest/routes.ts unless a test brings its own. */
+  tools?: readonly AnyTool[];
+  routes?: readonly Route[];
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -155,7 +159,7 @@ export function createApp(deps: AppDeps): express.Express {
       await limit(principal, res);
       await handleMcpRequest(
         context(res, principal),
-        { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput },
+        { writeTools: config.mcpWriteTools, validateOutput: deps.validateOutput, tools: deps.tools },
         req,
         res,
         req.body,
@@ -175,7 +179,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(documentDownloadRoute({ ...deps, limit }));
   const methodsByPath = new Map<string, string[]>();
-  for (const route of routes) {
+  for (const route of deps.routes ?? routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     const handler = wrap(async (req, res) => {
       const principal = await authenticate(repos, clock, req.get('Authorization'), 'rest');

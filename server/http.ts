@@ -8,7 +8,7 @@ import { systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
-import { createApp } from './app.ts';
+import { type AppDeps, createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -30,6 +30,8 @@ export interface StartOptions {
   /** An open database to serve instead of opening config.databaseUrl. */
   db?: Knex;
   limits?: Limits;
+  tools?: AppDeps['tools'];
+  routes?: AppDeps['routes'];
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -47,6 +49,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     clock: options.clock ?? systemClock,
     logger,
     validateOutput: options.validateOutput,
+    tools: options.tools,
+    routes: options.routes,
   });
   const server = app.listen(config.port, config.host);
   server.on('clientError', answerClientError);

@@ -41,8 +41,8 @@ export function describeTool(tool: AnyTool): McpTool {
 }
 
 /** The tools an MCP client sees: reads always, writes only when the operator turned them on. */
-export function mcpTools(options: { writeTools: boolean }): AnyTool[] {
-  return registry.filter((t) => t.mcp !== false && (!t.write || options.writeTools));
+export function mcpTools(options: { writeTools: boolean; tools?: readonly AnyTool[] }): AnyTool[] {
+  return (options.tools ?? registry).filter((t) => t.mcp !== false && (!t.write || options.writeTools));
 }
 
 function errorResult(text: string): CallToolResult {
@@ -60,6 +60,8 @@ export interface McpOptions {
   writeTools: boolean;
   /** Validates every result against its output schema (tests); production skips the cost. */
   validateOutput?: boolean;
+  /** The tools to serve; the registry unless a test brings its own table. */
+  tools?: readonly AnyTool[];
 }
 
 interface Catalog {
@@ -67,22 +69,24 @@ interface Catalog {
   listing: { tools: McpTool[] };
 }
 
-const catalogs = new Map<boolean, Catalog>();
+const catalogs = new WeakMap<readonly AnyTool[], Map<boolean, Catalog>>();
 
 /** The listed tools and their JSON Schemas (tens of milliseconds to build): once per process, not per request. */
-function catalog(writeTools: boolean): Catalog {
-  let found = catalogs.get(writeTools);
+function catalog(writeTools: boolean, table: readonly AnyTool[]): Catalog {
+  const byTable = catalogs.get(table) ?? new Map<boolean, Catalog>();
+  catalogs.set(table, byTable);
+  let found = byTable.get(writeTools);
   if (!found) {
-    const tools = mcpTools({ writeTools });
+    const tools = mcpTools({ writeTools, tools: table });
     found = { byName: new Map(tools.map((t) => [t.name, t])), listing: { tools: tools.map(describeTool) } };
-    catalogs.set(writeTools, found);
+    byTable.set(writeTools, found);
   }
   return found;
 }
 
 /** An MCP server bound to one request's context; stateless, so one is built per request. */
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
-  const { byName, listing } = catalog(options.writeTools);
+  const { byName, listing } = catalog(options.writeTools, options.tools ?? registry);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions:
