@@ -78,7 +78,7 @@ export function parseCommandArgs(
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: normalize(argv, all),
+      args: [...argv],
       options: Object.fromEntries(
         Object.entries(all).map(([name, spec]) => [
           name,
@@ -124,33 +124,6 @@ export function parseCommandArgs(
     throw new UsageError(`unexpected argument ${extra.join(' ')}`, usage);
   }
   return new Args(values, parsed.positionals);
-}
-
-/**
- * Ids are base64url and may begin with '-': read a single-dash word as a positional (or as the
- * value of the string option before it), never as a short flag; only -h is one.
- */
-function normalize(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
-  const args: string[] = [];
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    const next = argv[i + 1];
-    const takesValue = arg.startsWith('--') && !arg.includes('=') && options[arg.slice(2)]?.type === 'string';
-    if (takesValue && next !== undefined && /^-[^-]/.test(next)) {
-      args.push(`${arg}=${next}`);
-      i++;
-    } else if (/^-[^-]/.test(arg) && arg !== '-h') {
-      positional.push(arg);
-    } else {
-      args.push(arg);
-    }
-  }
-  return positional.length > 0 ? [...args, '--', ...positional] : args;
 }
 
 /** node:util's messages are long and mention internals; keep the part a person needs. */

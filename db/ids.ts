@@ -1,8 +1,19 @@
 import { randomBytes } from 'node:crypto';
 
-/** A new opaque identifier: 16 url-safe characters (96 random bits). */
+/** Letters and digits only, so an id never begins with '-' and never reads as a command-line flag. */
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const LENGTH = 16;
+
+/** A new opaque identifier: 16 alphanumeric characters (about 95 random bits). */
 export function newId(): string {
-  return randomBytes(12).toString('base64url');
+  let id = '';
+  while (id.length < LENGTH) {
+    for (const byte of randomBytes(24)) {
+      // Bytes from 248 up are dropped so that every character is equally likely.
+      if (byte < 248 && id.length < LENGTH) id += ALPHABET[byte % 62];
+    }
+  }
+  return id;
 }
 
 export function nowIso(date: Date): string {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ToolContext } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { InvalidInput } from '../tools/errors.ts';
@@ -51,6 +51,9 @@ function kindOf(schema: z.ZodType | undefined): FieldKind {
 }
 
 /** Query strings hold only strings: turn them into the types the tool's schema expects, in one place. */
+/** The spellings a boolean query parameter accepts, exactly as written. */
+const queryBoolean = z.stringbool({ truthy: ['1', 'true'], falsy: ['0', 'false'], case: 'sensitive' });
+
 export function coerceQuery(
   route: Route,
   query: Record<string, unknown>,
@@ -81,9 +84,9 @@ export function coerceQuery(
       if (field === 'per_page' && n > MAX_PER_PAGE) n = MAX_PER_PAGE;
       input[field] = n;
     } else if (kind === 'boolean') {
-      if (value === '1' || value === 'true') input[field] = true;
-      else if (value === '0' || value === 'false') input[field] = false;
-      else throw InvalidInput.field(queryName, 'must be 1 or 0 (true or false)');
+      const flag = queryBoolean.safeParse(value);
+      if (!flag.success) throw InvalidInput.field(queryName, 'must be 1 or 0 (true or false)');
+      input[field] = flag.data;
     } else {
       input[field] = value;
     }

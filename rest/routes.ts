@@ -25,214 +25,97 @@ import { listCompanyNotes } from '../tools/notes/list-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
 import type { Route } from './adapter.ts';
+import { get, patch, post } from './declare.ts';
 
 const paging = { page_size: 'per_page' };
 
 /** Every REST route, one line each over the tool it calls. */
 export const routes: readonly Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/companies/',
-    tool: listCompanies,
-    summary: 'List companies',
+  get('/v1/companies/', listCompanies, 'List companies', { rename: { ...paging }, envelope: 'page' }),
+  get('/v1/companies/:company_id/', getCompany, 'Get one company'),
+  get('/v1/metrics/', listMetrics, 'List the metrics of a company', {
     rename: { ...paging },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/companies/:company_id/',
-    tool: getCompany,
-    summary: 'Get one company',
-    envelope: 'plain',
-  },
-  {
-    method: 'GET',
-    path: '/v1/portfolio/overview/',
-    tool: getPortfolioOverview,
-    summary: 'Companies by status and sector, totals in the firm currency and who needs attention',
-    envelope: 'plain',
-  },
-  {
-    method: 'GET',
-    path: '/v1/portfolio/screen/',
-    tool: screenCompanies,
-    summary: 'Filter and rank every company by its key figures',
+  }),
+  get('/v1/metrics/options/', getMetricsOptions, 'List metric categories and custom metrics', {
     rename: { ...paging },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/metrics/',
-    tool: listMetrics,
-    summary: 'List the metrics of a company',
-    rename: { ...paging },
-    envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/metrics/options/',
-    tool: getMetricsOptions,
-    summary: 'List metric categories and custom metrics',
-    rename: { ...paging },
-    envelope: 'page',
-  },
-  {
-    method: 'PATCH',
-    path: '/v1/metrics/:datum_id/',
-    tool: updateMetric,
-    summary: 'Change the value, currency or comments of one metric datum',
-    body: 'merge',
-    envelope: 'plain',
-  },
-  {
-    method: 'GET',
-    path: '/v1/budgets/',
-    tool: listBudgets,
-    summary: 'List budgets',
-    rename: { ...paging },
-    envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/budgets/variance/',
-    tool: getBudgetVariance,
-    summary: 'Budget against actual of one company',
-    rename: { ...paging },
-    envelope: 'plain',
-  },
-  {
-    method: 'GET',
-    path: '/v1/documents/',
-    tool: listDocuments,
-    summary: 'List documents',
+  }),
+  patch(
+    '/v1/metrics/:datum_id/',
+    updateMetric,
+    'Change the value, currency or comments of one metric datum',
+    { body: 'merge' },
+  ),
+  get('/v1/budgets/', listBudgets, 'List budgets', { rename: { ...paging }, envelope: 'page' }),
+  get('/v1/documents/', listDocuments, 'List documents', {
     rename: { ...paging, from: 'from_date', to: 'to_date' },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/notes/',
-    tool: listCompanyNotes,
-    summary: 'List the notes on a company',
+  }),
+  get('/v1/notes/', listCompanyNotes, 'List the notes on a company', {
     rename: { ...paging },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/custom-columns/',
-    tool: getCompanyCustomColumns,
-    summary: "List a company's custom column values",
+  }),
+  get('/v1/custom-columns/', getCompanyCustomColumns, "List a company's custom column values", {
     rename: { ...paging },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/custom-columns/options/',
-    tool: getCustomColumnOptions,
-    summary: 'List custom columns and their options',
+  }),
+  get('/v1/custom-columns/options/', getCustomColumnOptions, 'List custom columns and their options', {
     rename: { ...paging },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/information-requests/',
-    tool: listInformationRequests,
-    summary: 'List information requests',
+  }),
+  get('/v1/information-requests/', listInformationRequests, 'List information requests', {
     rename: { ...paging },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/information-reports/',
-    tool: listInformationReports,
-    summary: 'List information reports',
+  }),
+  get('/v1/information-reports/', listInformationReports, 'List information reports', {
     rename: { ...paging },
     envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/funds/',
-    tool: listFunds,
-    summary: 'List funds',
-    rename: { ...paging },
-    envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/funds/performance/',
-    tool: getFundPerformance,
-    summary: 'Fund returns: paid-in, NAV, TVPI, DPI, RVPI, gross IRR',
-    rename: { ...paging },
-    envelope: 'plain',
-  },
-  {
-    method: 'GET',
-    path: '/v1/users/',
-    tool: listUsers,
-    summary: 'List users',
-    rename: { ...paging },
-    envelope: 'page',
-  },
-  {
-    method: 'GET',
-    path: '/v1/whoami/',
-    tool: whoami,
-    summary: 'The calling user and their firm',
-    envelope: 'plain',
-  },
-  {
-    method: 'GET',
-    path: '/v1/firm-details/',
-    tool: getFirmDetails,
-    summary: "The caller's firm",
-    envelope: 'plain',
-  },
-  {
-    method: 'POST',
-    path: '/beta/investment/financing-events/get/',
-    tool: getFinancingEvents,
-    summary: 'Get financing events',
+  }),
+  get('/v1/funds/', listFunds, 'List funds', { rename: { ...paging }, envelope: 'page' }),
+  get('/v1/users/', listUsers, 'List users', { rename: { ...paging }, envelope: 'page' }),
+  get('/v1/whoami/', whoami, 'The calling user and their firm'),
+  get('/v1/firm-details/', getFirmDetails, "The caller's firm"),
+  post('/beta/investment/financing-events/get/', getFinancingEvents, 'Get financing events', {
     body: 'merge',
     envelope: 'results',
-  },
-  {
-    method: 'POST',
-    path: '/beta/investment/share-classes/get/',
-    tool: getShareClasses,
-    summary: 'Get share classes',
+  }),
+  post('/beta/investment/share-classes/get/', getShareClasses, 'Get share classes', {
     body: 'merge',
     envelope: 'results',
-  },
-  {
-    method: 'POST',
-    path: '/beta/investment/securities/get/',
-    tool: getSecurities,
-    summary: 'Get securities',
+  }),
+  post('/beta/investment/securities/get/', getSecurities, 'Get securities', {
     body: 'merge',
     envelope: 'results',
-  },
-  {
-    method: 'POST',
-    path: '/beta/investment/transactions/get/',
-    tool: getTransactions,
-    summary: 'Get transactions',
+  }),
+  post('/beta/investment/transactions/get/', getTransactions, 'Get transactions', {
     body: 'merge',
     envelope: 'results',
-  },
-  {
-    method: 'POST',
-    path: '/beta/investment/metrics/get/',
-    tool: getInvestmentMetrics,
-    summary: 'Get investment performance metrics',
-    body: 'merge',
-    envelope: 'plain',
-  },
-  {
-    method: 'POST',
-    path: '/beta/investment/financing-rounds/add/',
-    tool: addFinancingRounds,
-    summary: 'Add financing rounds',
+  }),
+  post('/beta/investment/financing-rounds/add/', addFinancingRounds, 'Add financing rounds', {
     body: 'merge',
     envelope: 'results',
     status: 201,
-  },
+  }),
+  get(
+    '/v1/portfolio/overview/',
+    getPortfolioOverview,
+    'Companies by status and sector, totals in the firm currency and who needs attention',
+  ),
+  get('/v1/portfolio/screen/', screenCompanies, 'Filter and rank every company by its key figures', {
+    rename: { ...paging },
+    envelope: 'page',
+  }),
+  get('/v1/budgets/variance/', getBudgetVariance, 'Budget against actual of one company', {
+    rename: { ...paging },
+  }),
+  get(
+    '/v1/funds/performance/',
+    getFundPerformance,
+    'Fund returns: paid-in, NAV, TVPI, DPI, RVPI, gross IRR',
+    { rename: { ...paging } },
+  ),
+  post('/beta/investment/metrics/get/', getInvestmentMetrics, 'Get investment performance metrics', {
+    body: 'merge',
+  }),
 ];

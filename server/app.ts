@@ -21,6 +21,7 @@ import { frontDoorRouter } from '../rest/front-door.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
 import type { ToolContext } from '../tools/context.ts';
+import type { AnyTool } from '../tools/define.ts';
 import { InsufficientScope, ToolError, Unauthenticated } from '../tools/errors.ts';
 import { checkMcpCallScope, handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
@@ -48,6 +49,9 @@ export interface AppDeps {
   metrics?: Metrics;
   /** True once shutdown has begun: /readyz then answers 503 while in-flight requests finish. */
   shuttingDown?: () => boolean;
+  /** The tools and routes to serve; the registry and rest/routes.ts unless a test brings its own. */
+  tools?: readonly AnyTool[];
+  routes?: readonly Route[];
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -287,7 +291,11 @@ function methodNotAllowed(app: express.Express, path: string, methods: string[],
 }
 
 function mcpEndpoint(app: express.Express, deps: AppDeps): void {
-  const options = { writeTools: deps.config.mcpWriteTools, validateOutput: deps.validateOutput };
+  const options = {
+    writeTools: deps.config.mcpWriteTools,
+    validateOutput: deps.validateOutput,
+    tools: deps.tools,
+  };
   app.use('/mcp', mcpOriginGuard(deps.config));
   app.post(
     '/mcp',
@@ -307,7 +315,7 @@ function mcpEndpoint(app: express.Express, deps: AppDeps): void {
 function restRoutes(app: express.Express, deps: AppDeps): void {
   app.get(DOCUMENT_DOWNLOAD_PATH, protectedRoute(deps, 'rest', serveDocumentDownload));
   const methodsByPath = new Map<string, string[]>([[DOCUMENT_DOWNLOAD_PATH, ['GET']]]);
-  for (const route of routes) {
+  for (const route of deps.routes ?? routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     const serve: Serve = (ctx, req, res) => serveRoute(route as Route, ctx, req, res);
     if (route.method === 'GET') app.get(route.path, protectedRoute(deps, 'rest', serve));

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import type { SqliteSynchronous } from '../db/knex.ts';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const booleanFlag = z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] });
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),

@@ -10,7 +10,7 @@ import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { pruneExpired } from '../db/prune.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
-import { createApp } from './app.ts';
+import { type AppDeps, createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
 import { databaseErrorSummary } from './db-errors.ts';
@@ -36,6 +36,8 @@ export interface StartOptions {
   /** An open database to serve instead of opening config.databaseUrl. */
   db?: Knex;
   limits?: Limits;
+  tools?: AppDeps['tools'];
+  routes?: AppDeps['routes'];
 }
 
 /** /metrics alone on METRICS_PORT (same host), for a scraper that reaches only that port. */
@@ -83,6 +85,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     clock,
     logger,
     validateOutput: options.validateOutput,
+    tools: options.tools,
+    routes: options.routes,
   });
   const server = app.listen(config.port, config.host);
   server.on('clientError', answerClientError);

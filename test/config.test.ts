@@ -18,6 +18,13 @@ describe('configuration', () => {
     expect(loadConfig({ MCP_WRITE_TOOLS: 'true' }).mcpWriteTools).to.equal(true);
   });
 
+  it('reads boolean flags in any case and as on/off', () => {
+    for (const yes of ['TRUE', 'Yes', 'on', '1'])
+      expect(loadConfig({ MCP_WRITE_TOOLS: yes }).mcpWriteTools, yes).to.equal(true);
+    for (const no of ['False', 'NO', 'off', '0'])
+      expect(loadConfig({ MCP_WRITE_TOOLS: no }).mcpWriteTools, no).to.equal(false);
+  });
+
   it('stops with a message naming each bad variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /PORT/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).to.throw(ConfigError, /DATABASE_URL/);

@@ -72,8 +72,12 @@ export function describeTool(tool: AnyTool): McpTool {
  * The tools an MCP client sees: reads always, writes only when the operator turned them on; and of
  * those, only the ones the token's scopes allow (all of them when no scopes are given).
  */
-export function mcpTools(options: { writeTools: boolean; scopes?: readonly OAuthScope[] }): AnyTool[] {
-  return registry.filter(
+export function mcpTools(options: {
+  writeTools: boolean;
+  scopes?: readonly OAuthScope[];
+  tools?: readonly AnyTool[];
+}): AnyTool[] {
+  return (options.tools ?? registry).filter(
     (t) =>
       t.mcp !== false &&
       (!t.write || options.writeTools) &&
@@ -131,6 +135,8 @@ export interface McpOptions {
   writeTools: boolean;
   /** Validates every result against its output schema (tests); production skips the cost. */
   validateOutput?: boolean;
+  /** The tools to serve; the registry unless a test brings its own table. */
+  tools?: readonly AnyTool[];
 }
 
 interface Catalog {
@@ -138,26 +144,28 @@ interface Catalog {
   listing: { tools: McpTool[] };
 }
 
-const catalogs = new Map<string, Catalog>();
+const catalogs = new WeakMap<readonly AnyTool[], Map<string, Catalog>>();
 
 /**
- * The listed tools and their JSON Schemas (tens of milliseconds to build): once per process and
- * combination of write tools and scopes, not per request.
+ * The listed tools and their JSON Schemas (tens of milliseconds to build): once per process, tool
+ * table and combination of write tools and scopes, not per request.
  */
-function catalog(writeTools: boolean, scopes: readonly OAuthScope[]): Catalog {
+function catalog(writeTools: boolean, scopes: readonly OAuthScope[], table: readonly AnyTool[]): Catalog {
+  const byTable = catalogs.get(table) ?? new Map<string, Catalog>();
+  catalogs.set(table, byTable);
   const key = `${writeTools}:${scopes.join(' ')}`;
-  let found = catalogs.get(key);
+  let found = byTable.get(key);
   if (!found) {
-    const tools = mcpTools({ writeTools, scopes });
+    const tools = mcpTools({ writeTools, scopes, tools: table });
     found = { byName: new Map(tools.map((t) => [t.name, t])), listing: { tools: tools.map(describeTool) } };
-    catalogs.set(key, found);
+    byTable.set(key, found);
   }
   return found;
 }
 
 /** An MCP server bound to one request's context; stateless, so one is built per request. */
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
-  const { byName, listing } = catalog(options.writeTools, ctx.principal.scopes);
+  const { byName, listing } = catalog(options.writeTools, ctx.principal.scopes, options.tools ?? registry);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
     instructions:

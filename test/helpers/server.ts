@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../../core/clock.ts';
 import { loadConfig } from '../../server/config.ts';
-import { type RunningServer, startServer } from '../../server/http.ts';
+import { type RunningServer, type StartOptions, startServer } from '../../server/http.ts';
 
 export interface TestServerOptions {
   env?: Record<string, string>;
   clock?: Clock;
+  /** A tool registry and route table of the test's own instead of the service's. */
+  tools?: StartOptions['tools'];
+  routes?: StartOptions['routes'];
 }
 
 /** Starts the real HTTP server on a free port over an already migrated database. */
@@ -17,7 +20,13 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     DATABASE_URL: 'sqlite::memory:',
     ...options.env,
   });
-  return startServer(config, { db, clock: options.clock, validateOutput: true });
+  return startServer(config, {
+    db,
+    clock: options.clock,
+    validateOutput: true,
+    tools: options.tools,
+    routes: options.routes,
+  });
 }
 
 /** A controllable clock for expiry tests. */
