@@ -46,7 +46,7 @@ function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
 /** Declares the field a cut result carries (see tools/truncate.ts), so a client can rely on it. */
 const TRUNCATED = {
   type: 'object',
-  description: 'Only when cut: returned, omitted, next {page, per_page}, advice.',
+  description: 'Present only when the result was cut.',
 };
 
 function outputSchema(tool: AnyTool): McpTool['outputSchema'] {
