@@ -8,7 +8,7 @@ import { mcpClient } from './helpers/mcp.ts';
 import { startTestServer } from './helpers/server.ts';
 
 // The goal is 48,000 characters; this holds what is reached so far, so it cannot grow back.
-const LIMIT = 66_000;
+const LIMIT = 58_000;
 
 describe('the tools/list answer stays small', () => {
   let t: TestDb;
@@ -73,7 +73,7 @@ describe('the tools/list answer stays small', () => {
       expect(out.$defs.x).to.deep.equal(shape);
     });
 
-    it('lists a result down to its second level and deeper objects as plain objects', () => {
+    it('lists a result with typed top-level fields, second-level fields by name and deeper objects as plain objects', () => {
       const deep = {
         type: 'object',
         properties: { leaf: { type: 'object', properties: { x: { type: 'string' } } } },
@@ -91,10 +91,7 @@ describe('the tools/list answer stays small', () => {
         },
         'output',
       ) as { properties: { results: { items: { properties: Record<string, unknown> } }; when: unknown } };
-      expect(out.properties.results.items.properties).to.deep.equal({
-        id: { type: 'string' },
-        inner: { type: 'object' },
-      });
+      expect(out.properties.results.items.properties).to.deep.equal({ id: {}, inner: { type: 'object' } });
       expect(out.properties.when).to.deep.equal({ type: 'string' });
     });
 
@@ -130,30 +127,24 @@ describe('the tools/list answer stays small', () => {
     });
 
     it('merges the variants of a result union into one object that accepts every variant', () => {
+      // At the top level, where a result's fields keep their types.
       const out = compactSchema(
         {
-          type: 'object',
-          properties: {
-            item: {
-              oneOf: [
-                {
-                  type: 'object',
-                  properties: { kind: { type: 'string', const: 'a' }, cost: { type: 'string' } },
-                },
-                {
-                  type: 'object',
-                  properties: { kind: { type: 'string', const: 'b' }, cost: { type: 'number' } },
-                },
-              ],
+          oneOf: [
+            {
+              type: 'object',
+              properties: { kind: { type: 'string', const: 'a' }, cost: { type: 'string' } },
             },
-          },
+            {
+              type: 'object',
+              properties: { kind: { type: 'string', const: 'b' }, cost: { type: 'number' } },
+            },
+          ],
         },
         'output',
-      ) as { properties: { item: { properties: Record<string, unknown> } } };
-      expect(out.properties.item.properties.kind).to.deep.equal({ enum: ['a', 'b'] });
-      expect(out.properties.item.properties.cost).to.deep.equal({
-        anyOf: [{ type: 'string' }, { type: 'number' }],
-      });
+      ) as { properties: Record<string, unknown> };
+      expect(out.properties.kind).to.deep.equal({ enum: ['a', 'b'] });
+      expect(out.properties.cost).to.deep.equal({ anyOf: [{ type: 'string' }, { type: 'number' }] });
     });
   });
 });

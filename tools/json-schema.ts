@@ -105,6 +105,14 @@ function withoutCurrencyEnum(node: JsonObject): JsonObject {
   return rest;
 }
 
+/** A field holding a plain value (no object or array inside), possibly null. */
+function isScalar(node: JsonObject): boolean {
+  if ('properties' in node || 'items' in node || '$ref' in node || 'anyOf' in node || 'oneOf' in node)
+    return false;
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  return types.every((t) => t !== 'object' && t !== 'array');
+}
+
 /**
  * Trims a result's schema to what a client plans with: every field of the result and of the
  * objects within it down to `OUTPUT_DEPTH`, each with its type; deeper objects, long enums and
@@ -113,6 +121,7 @@ function withoutCurrencyEnum(node: JsonObject): JsonObject {
 function outline(node: Json, depth: number): Json {
   if (Array.isArray(node)) return node.map((child) => outline(child, depth));
   if (!isObject(node)) return node;
+  if (depth >= OUTPUT_DEPTH && isScalar(node)) return {};
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'format' || key === 'pattern') continue;
@@ -129,6 +138,9 @@ function outline(node: Json, depth: number): Json {
       out.$defs = value;
     } else out[key] = outline(value, depth);
   }
+  // A union with an unconstrained branch accepts anything, so it reads as `{}`.
+  const union = out.anyOf ?? out.oneOf;
+  if (Array.isArray(union) && union.some((v) => isObject(v) && !Object.keys(v).length)) return {};
   return out;
 }
 
