@@ -26,6 +26,8 @@ function simplify(node: Json, output: boolean, inMap = false): Json {
       if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
       if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
       if (key === 'additionalProperties' && isObject(value) && isObject(value.not)) continue;
+      // "Not empty" is what every client assumes; zod still refuses an empty string with a clear error.
+      if (key === 'minLength' && value === 1) continue;
       if (output && OUTPUT_NOISE.has(key)) continue;
     }
     out[key] = simplify(value, output, SCHEMA_MAPS.has(key) && !inMap);
