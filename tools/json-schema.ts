@@ -26,6 +26,8 @@ function simplify(node: Json, output: boolean, inMap = false): Json {
       if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
       if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
       if (key === 'additionalProperties' && isObject(value) && isObject(value.not)) continue;
+      // "Not empty" is what every client assumes; zod still refuses an empty string with a clear error.
+      if (key === 'minLength' && value === 1) continue;
       if (output && OUTPUT_NOISE.has(key)) continue;
     }
     out[key] = simplify(value, output, SCHEMA_MAPS.has(key) && !inMap);
@@ -38,7 +40,13 @@ function simplify(node: Json, output: boolean, inMap = false): Json {
       const { anyOf: _a, ...rest } = out;
       const merged: JsonObject = { ...first, ...rest, type: [first.type, 'null'] };
       if (Array.isArray(first.enum)) merged.enum = [...first.enum, null];
-      return merged;
+      if (
+        typeof first.description === 'string' &&
+        typeof rest.description === 'string' &&
+        !rest.description.includes(first.description)
+      )
+        merged.description = `${rest.description} ${first.description}`;
+      return withoutCurrencyEnum(merged);
     }
   }
   // In a result, a union of object variants reads as one object with every variant's fields.
@@ -77,6 +85,64 @@ function simplify(node: Json, output: boolean, inMap = false): Json {
   // A date's `format` says what zod's long validating pattern says.
   if (out.format === 'date' && typeof out.pattern === 'string') delete out.pattern;
   if (typeof out.type === 'string' && 'const' in out) delete out.type;
+  return withoutCurrencyEnum(out);
+}
+
+/** How deep a result's objects keep their fields in the listing; deeper ones read as `object`. */
+export const OUTPUT_DEPTH = 2;
+
+/** Enums in a result longer than this are listed as their plain type: the values show in the data. */
+const OUTPUT_ENUM_MAX = 8;
+
+/** A list of ISO 4217 codes costs hundreds of characters; zod still checks the code on every call. */
+const isCurrencyEnum = (values: Json[]) =>
+  values.length > 8 && values.every((v) => v === null || (typeof v === 'string' && /^[A-Z]{3}$/.test(v)));
+
+function withoutCurrencyEnum(node: JsonObject): JsonObject {
+  if (!Array.isArray(node.enum) || !isCurrencyEnum(node.enum)) return node;
+  const { enum: _e, ...rest } = node;
+  const note = 'ISO 4217 code.';
+  if (typeof rest.description !== 'string') rest.description = note;
+  else if (!rest.description.includes('ISO 4217')) rest.description = `${rest.description} ${note}`;
+  return rest;
+}
+
+/** A field holding a plain value (no object or array inside), possibly null. */
+function isScalar(node: JsonObject): boolean {
+  if ('properties' in node || 'items' in node || '$ref' in node || 'anyOf' in node || 'oneOf' in node)
+    return false;
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  return types.every((t) => t !== 'object' && t !== 'array');
+}
+
+/**
+ * Trims a result's schema to what a client plans with: every field of the result and of the
+ * objects within it down to `OUTPUT_DEPTH`, each with its type; deeper objects, long enums and
+ * formats are left out (zod still checks each result in full before it is sent).
+ */
+function outline(node: Json, depth: number): Json {
+  if (Array.isArray(node)) return node.map((child) => outline(child, depth));
+  if (!isObject(node)) return node;
+  if (depth >= OUTPUT_DEPTH && isScalar(node)) return {};
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'format' || key === 'pattern') continue;
+    if (key === 'enum' && Array.isArray(value) && value.length > OUTPUT_ENUM_MAX) continue;
+    if (key === 'properties' && isObject(value)) {
+      if (depth >= OUTPUT_DEPTH) continue;
+      // Fields that all share one shape (a record keyed by metric) read like a list's items: no level deeper.
+      const shapes = new Set(Object.values(value).map((field) => JSON.stringify(field)));
+      const next = shapes.size === 1 && Object.keys(value).length > 1 ? depth : depth + 1;
+      const fields: JsonObject = {};
+      for (const [name, field] of Object.entries(value)) fields[name] = outline(field, next);
+      out.properties = fields;
+    } else if (key === '$defs' && isObject(value)) {
+      out.$defs = value;
+    } else out[key] = outline(value, depth);
+  }
+  // A union with an unconstrained branch accepts anything, so it reads as `{}`.
+  const union = out.anyOf ?? out.oneOf;
+  if (Array.isArray(union) && union.some((v) => isObject(v) && !Object.keys(v).length)) return {};
   return out;
 }
 
@@ -130,7 +196,8 @@ export function compactSchema(
   schema: Record<string, unknown>,
   io: 'input' | 'output',
 ): Record<string, unknown> {
-  const root = simplify(schema as Json, io === 'output') as JsonObject;
+  const simple = simplify(schema as Json, io === 'output');
+  const root = (io === 'output' ? outline(simple, 0) : simple) as JsonObject;
   const defs: JsonObject = isObject(root.$defs) ? root.$defs : {};
   root.$defs = defs;
   for (;;) {

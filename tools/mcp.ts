@@ -43,11 +43,8 @@ function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
     : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
 }
 
-/** Declares the field a cut result carries (see tools/truncate.ts), so a client can rely on it. */
-const TRUNCATED = {
-  type: 'object',
-  description: 'Only when cut: returned, omitted, next {page, per_page}, advice.',
-};
+/** Declares the field a cut result carries (see tools/truncate.ts), so a client can rely on it; its name says when. */
+const TRUNCATED = { type: 'object' };
 
 function outputSchema(tool: AnyTool): McpTool['outputSchema'] {
   const schema = jsonSchema(tool.output, 'output') as { properties?: Record<string, unknown> };

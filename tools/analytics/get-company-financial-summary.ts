@@ -33,13 +33,11 @@ export const getCompanyFinancialSummary = defineTool({
   name: 'get_company_financial_summary',
   title: 'Financial summary of a company',
   description:
-    'Key financial figures of one company, computed over all its data (not a page): the latest value and ' +
-    'date of revenue, ARR, net burn, cash in bank, headcount, gross margin, EBITDA and net income; TTM ' +
-    'revenue and net burn, gross margin, burn multiple, runway in months, rule of 40, net new ARR and NRR. ' +
-    'All money is in one currency (converted to the firm currency when the company reports in several), and ' +
-    "each money figure is also given in the firm's currency with the rate and its date (`converted`). " +
-    'Every figure states its currency, period and source data points, or is null with the reason. Use it ' +
-    'for "how healthy is this company"; for monthly trends and growth rates use get_company_performance.',
+    'Key financial figures of one company over all its data (not a page): latest revenue, ARR, net burn, cash ' +
+    'in bank, headcount, gross margin, EBITDA and net income; TTM revenue, net burn and gross margin, burn ' +
+    'multiple, runway, rule of 40, net new ARR and NRR. Each figure states its currency (and `converted` into ' +
+    'the firm\'s), period and source data points, or is null with the reason. Use it for "how healthy is this ' +
+    'company"; for monthly trends and growth rates use get_company_performance.',
   input: z.object({
     company_id: companyIdInput,
     months: monthsInput(

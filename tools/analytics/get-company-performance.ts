@@ -99,12 +99,11 @@ export const getCompanyPerformance = defineTool({
   name: 'get_company_performance',
   title: 'Performance trends of a company',
   description:
-    'Monthly series and growth rates of one company for revenue, ARR, net burn, cash in bank, headcount, ' +
-    'gross margin and EBITDA over the last `months` months ending at the latest month with data: each ' +
-    'series with its latest value, MoM, QoQ and YoY growth and CMGR, computed over all the data (not a ' +
-    'page). Every figure states its currency, period and source data points, or is null with the reason. ' +
-    'Use it for "how is this company trending"; for TTM totals, runway, burn multiple and rule of 40 use ' +
-    'get_company_financial_summary, and for raw data points get_company_metrics.',
+    'Monthly series of one company for revenue, ARR, net burn, cash in bank, headcount, gross margin and ' +
+    'EBITDA over the last `months` months with data, each with its latest value, MoM, QoQ and YoY growth and ' +
+    'CMGR, computed over all the data (not a page); each figure states its currency, period and sources, or is ' +
+    'null with the reason. Use it for "how is this company trending"; for TTM totals, runway and burn multiple ' +
+    'use get_company_financial_summary, for raw data points get_company_metrics.',
   input: z.object({
     company_id: companyIdInput,
     months: monthsInput(

@@ -66,12 +66,10 @@ export const screenCompanies = defineTool({
   name: 'screen_companies',
   title: 'Screen and rank portfolio companies',
   description:
-    'Filters and ranks every portfolio company the caller can see in one call, with its key figures: cash ' +
-    'in bank, ARR, TTM revenue, revenue growth YoY, average monthly net burn (3 months), runway, burn ' +
-    'multiple, TTM gross margin and headcount, defined exactly as in get_company_financial_summary (its ' +
-    '`definitions` field). Figures are computed over all data, then sorted and paged; rows whose sort figure is ' +
-    'null come last. Money is as reported and in the firm currency; money sorts use the firm currency. Use it ' +
-    'for portfolio questions such as "the five active companies with the shortest runway" ' +
+    'Filters and ranks every portfolio company the caller can see by its key figures (cash in bank, ARR, TTM ' +
+    'revenue, YoY growth, 3-month net burn, runway, burn multiple, TTM gross margin, headcount; defined as in ' +
+    'get_company_financial_summary), computed over all data, then sorted (nulls last; money in the firm ' +
+    'currency) and paged. For questions such as "the five active companies with the shortest runway" ' +
     '(status=active, sort_by=runway_months, per_page=5); check `stale` before trusting a figure.',
   input: z.object({
     status: statusInput,

@@ -168,13 +168,9 @@ export const addFinancingRounds = defineTool({
   name: 'add_financing_rounds',
   title: 'Add financing rounds to cap tables',
   description:
-    'Adds 1 to 100 financing rounds to the cap tables of companies the caller can access, all in one ' +
-    'transaction: either every round is created or none is, and a 400 lists every offending field as ' +
-    'financing_rounds[i].field. Money values are numbers or numeric strings kept exactly; currency is required ' +
-    "with a value; an optional fx_rate is used instead of the firm's FX table and marks is_custom_rate. " +
-    'cap_multiple goes only with participation_type CAPPED_PARTICIPATING (where it is required); ' +
-    'pari_passu_rounds (ids of existing rounds of the same company, from get_financing_events) only with ' +
-    'seniority_position PARI_PASSU. Needs the cap-table permission. Returns the created rounds in request order.',
+    'Adds 1 to 100 financing rounds to the cap tables of companies the caller can access, in one transaction: ' +
+    'every round is created or none is, and a 400 lists each offending field as financing_rounds[i].field. ' +
+    'Needs the cap-table permission. Returns the created rounds in request order.',
   input: z.object({
     financing_rounds: z
       .array(Round)

@@ -42,11 +42,9 @@ export const getFinancingEvents = defineTool({
   name: 'get_financing_events',
   title: 'Get financing events (cap table rounds)',
   description:
-    'Lists the financing rounds of the cap tables the caller can see: name, closing date, pre-money valuation, ' +
-    "round size (with its value in the firm's preferred currency), fully diluted shares, co-investors, " +
-    'liquidation terms and pari passu rounds. Without filters: every round of every visible company, by ' +
-    'closing date. Share classes, securities and transactions come from get_share_classes, get_securities ' +
-    'and get_transactions.',
+    'Lists the financing rounds of the cap tables the caller can see, by closing date: valuation, size (also in ' +
+    "the firm's preferred currency), fully diluted shares, co-investors, liquidation terms and pari passu " +
+    'rounds. Share classes, securities and transactions: get_share_classes, get_securities, get_transactions.',
   input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),

@@ -7,11 +7,9 @@ export const getSecurities = defineTool({
   name: 'get_securities',
   title: 'Get securities (holdings)',
   description:
-    "Lists the securities the firm's funds hold in the companies the caller can see: share certificates, " +
-    'warrants, public equity, convertibles (notes, SAFEs, KISS) and token investments, warrants and ' +
-    "convertibles. Each item has a type field and that kind's own fields; money amounts carry their value " +
-    "in the firm's preferred currency. Without filters: every visible security by issue date. Transactions " +
-    'between securities come from get_transactions.',
+    "Lists the securities the firm's funds hold in the companies the caller can see (share certificates, " +
+    "warrants, public equity, convertibles, tokens), by issue date; each item has a type and that kind's own " +
+    "fields, money also in the firm's preferred currency. Transactions between securities: get_transactions.",
   input: readFilter({
     security_ids: idsFilter('security', 'from get_securities'),
     fund_id: z.string().min(1).nullish().describe('Only securities held by this fund (id from list_funds).'),

@@ -49,10 +49,9 @@ export const getFundPerformance = defineTool({
   name: 'get_fund_performance',
   title: 'Get fund performance (TVPI, DPI, IRR)',
   description:
-    "Returns each fund's gross returns at as_of_date (default today) in the firm's currency: paid-in capital, " +
-    'realised value, fair value (NAV), MOIC, TVPI, DPI, RVPI and gross IRR, with a paged per-company ' +
-    `breakdown (page, per_page). Omit fund_id for every fund (ids from list_funds). ${METHOD} Only the ` +
-    "companies the caller can see count. One company's metrics across funds: get_investment_metrics.",
+    "Returns each fund's gross returns in the firm's currency (paid-in capital, realised value, fair value " +
+    '(NAV), MOIC, TVPI, DPI, RVPI, gross IRR) with a paged per-company breakdown; only the companies the ' +
+    `caller can see count. ${METHOD} One company's metrics across funds: get_investment_metrics.`,
   input: z.object({
     fund_id: z
       .string()

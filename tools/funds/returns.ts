@@ -30,12 +30,10 @@ import { type DatedMoney, type MoneyConverter, moneyConverter } from '../schemas
 // the fair value is a final flow at the as-of date. Sums are exact decimals; only the IRR is a float.
 
 export const METHOD =
-  "Method: investments are the securities' amounts at their issue dates (exercises at their dates; a " +
-  "conversion's output is not new money), realised value is sale proceeds at their dates, fair value at " +
-  'as_of_date is the latest fair-value override on or before it, otherwise shares held × the latest price ' +
-  'per share on or before it (unconverted convertibles and tokens at cost, unexercised warrants at 0); each ' +
-  "converted into the firm's currency at its date. IRR is the XIRR of cash_flows (fair value as the last " +
-  'flow); ratios and IRR are fractions (0.25 = 25 %).';
+  "Method: investments at their issue dates (a conversion's output is not new money), proceeds at their sale " +
+  'dates, fair value the latest override on or before as_of_date, else shares × the latest price per share ' +
+  "(unconverted convertibles and tokens at cost, unexercised warrants 0), each in the firm's currency at its " +
+  'date. IRR is the XIRR of cash_flows; ratios and IRR are fractions (0.25 = 25 %).';
 
 export const CashFlow = z.object({
   date: z.string().describe('YYYY-MM-DD.'),

@@ -11,11 +11,10 @@ export const getCompanyMetrics = defineTool({
   name: 'get_company_metrics',
   title: 'Get company metrics',
   description:
-    'Returns the metric data points (financial and operating metrics such as revenue, ARR, cash in bank, ' +
-    'headcount, and custom metrics) of one or more companies, oldest date first, 100 per page, each with ' +
-    "its value converted into the firm's preferred currency. Filter by date range, one category and " +
-    'cadence. For only the latest values use get_company_recent_metrics; for valid category names use ' +
-    'get_metrics_options; for company ids use list_companies or search_companies.',
+    'Returns the metric data points (revenue, ARR, cash in bank, headcount, custom metrics …) of one or more ' +
+    "companies, oldest first, each also converted into the firm's preferred currency. For only the latest " +
+    'values use get_company_recent_metrics; valid categories come from get_metrics_options, company ids from ' +
+    'list_companies or search_companies.',
   input: z.object({
     company_ids: z
       .array(z.string().min(1))
