@@ -22,6 +22,7 @@ import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
 import { listMetrics } from '../tools/metrics/list-metrics.ts';
 import { updateMetric } from '../tools/metrics/update-metric.ts';
 import { listCompanyNotes } from '../tools/notes/list-notes.ts';
+import { searchNotes } from '../tools/notes/search-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
 import type { Route } from './adapter.ts';
@@ -53,6 +54,10 @@ export const routes: readonly Route[] = [
     envelope: 'page',
   }),
   get('/v1/notes/', listCompanyNotes, 'List the notes on a company', {
+    rename: { ...paging },
+    envelope: 'page',
+  }),
+  get('/v1/notes/search/', searchNotes, 'Search notes by their text', {
     rename: { ...paging },
     envelope: 'page',
   }),

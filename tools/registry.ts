@@ -30,6 +30,7 @@ import { getMetricsOptions } from './metrics/get-metrics-options.ts';
 import { listMetrics } from './metrics/list-metrics.ts';
 import { updateMetric } from './metrics/update-metric.ts';
 import { listCompanyNotes, listNotes } from './notes/list-notes.ts';
+import { searchNotes } from './notes/search-notes.ts';
 import { listUsers } from './users/list-users.ts';
 import { whoami } from './users/whoami.ts';
 
@@ -53,6 +54,7 @@ export const registry: readonly AnyTool[] = [
   // Notes
   listNotes,
   listCompanyNotes,
+  searchNotes,
   // Custom columns
   getCustomColumns,
   getCompanyCustomColumns,

@@ -5,6 +5,7 @@ import * as partialBudgetIndex from './003-partial-budget-index.ts';
 import * as demoMarks from './005-demo-marks.ts';
 import * as oauthReplay from './006-oauth-replay.ts';
 import * as fairValueOverrides from './008-fair-value-overrides.ts';
+import * as noteSearch from './009-note-search.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '005-demo-marks': demoMarks,
   '006-oauth-replay': oauthReplay,
   '008-fair-value-overrides': fairValueOverrides,
+  '009-note-search': noteSearch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
-import { countAndPage, scoped } from './util.ts';
+import { countAndPage, type QB, scoped } from './util.ts';
 
 export interface NoteRow {
   id: string;
@@ -22,6 +23,20 @@ export interface NoteFilter {
   companyId?: string;
   /** Oldest first (asc) or newest first (desc, the default). */
   createdAt?: 'asc' | 'desc';
+}
+
+export interface NoteSearchFilter {
+  /** Words that must all occur in the note (see searchWords). */
+  words: readonly string[];
+  companyId?: string;
+  authorId?: string;
+  createdFrom?: string;
+  /** Exclusive upper bound on created_at. */
+  createdBefore?: string;
+}
+
+export interface NoteSearchRow extends NoteRow {
+  company_name: string;
 }
 
 export function notesRepo(db: Knex) {
@@ -46,6 +61,41 @@ export function notesRepo(db: Knex) {
               'users.last_name as author_last_name',
               'users.email as author_email',
             ),
+      );
+    },
+    /** Notes holding every word, best match first (then newest, then by id). */
+    async search(scope: Scope, filter: NoteSearchFilter, page: Page): Promise<Counted<NoteSearchRow>> {
+      if (filter.words.length === 0) return { count: 0, rows: [] };
+      const pg = isPostgres(db);
+      const base = scoped(db('notes'), scope, 'notes');
+      let rank: (qb: QB) => QB;
+      if (pg) {
+        const text = filter.words.join(' ');
+        const match = "to_tsvector('simple', notes.note) @@ plainto_tsquery('simple', ?)";
+        base.whereRaw(match, [text]);
+        // Normalised by length (1), as bm25 is on SQLite, so both databases rank alike.
+        rank = (qb) =>
+          qb.orderByRaw("ts_rank(to_tsvector('simple', notes.note), plainto_tsquery('simple', ?), 1) desc", [
+            text,
+          ]);
+      } else {
+        // Each word quoted, so FTS5 operators and punctuation in a query are plain text.
+        const expr = filter.words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
+        base.join('notes_fts', 'notes_fts.note_id', 'notes.id').whereRaw('notes_fts match ?', [expr]);
+        rank = (qb) => qb.orderByRaw('bm25(notes_fts)');
+      }
+      if (filter.companyId) base.where('notes.company_id', filter.companyId);
+      if (filter.authorId) base.where('notes.author_id', filter.authorId);
+      if (filter.createdFrom) base.where('notes.created_at', '>=', filter.createdFrom);
+      if (filter.createdBefore) base.where('notes.created_at', '<', filter.createdBefore);
+      return countAndPage<NoteSearchRow>(
+        base,
+        page,
+        (qb) => rank(qb).orderBy([{ column: 'notes.created_at', order: 'desc' }, { column: 'notes.id' }]),
+        (qb) =>
+          qb
+            .join('companies', 'companies.id', 'notes.company_id')
+            .select('notes.*', 'companies.name as company_name'),
       );
     },
     async create(note: NoteRow): Promise<void> {

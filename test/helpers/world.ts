@@ -677,6 +677,7 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
   category_name: [ref('custom metric name', 'firm', 'customCategoryName')],
   custom_metric: [ref('custom metric name', 'firm', 'customCategoryName')],
   email: [ref('user', 'firm', 'userEmail')],
+  query: [ref('note text', 'company', 'noteText')],
   co_investors: [
     {
       kind: 'co-investor',

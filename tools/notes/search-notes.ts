@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { passage, searchWords } from '../../core/search-text.ts';
+import { defineTool, readOnly } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { isoDateField, nextDay } from '../schemas/dates.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+const NoteMatch = z.object({
+  id: z.string().describe('Note identifier.'),
+  company_id: z.string(),
+  company_name: z.string(),
+  author_id: z.string().describe('User id of the author (see list_users).'),
+  created_at: z.string().describe('When the note was written (ISO 8601).'),
+  passage: z.string().describe('Excerpt around the first match, matched words marked «like this».'),
+});
+
+export const searchNotes = defineTool({
+  name: 'search_notes',
+  title: 'Search notes',
+  description:
+    'Finds notes holding every word of query (whole words, no stemming), best match first, each with an excerpt.',
+  input: z
+    .object({
+      query: z.string().min(1).max(500).describe('Words to find.'),
+      company_id: z.string().min(1).optional().describe('Only notes on this company.'),
+      author_id: z.string().min(1).optional().describe('Only notes by this user.'),
+      from_date: isoDateField('Written on or after (UTC).'),
+      to_date: isoDateField('Written on or before (UTC).'),
+      ...pageFields,
+    })
+    .superRefine((input, issue) => {
+      if (input.from_date && input.to_date && input.from_date > input.to_date) {
+        issue.addIssue({ code: 'custom', path: ['from_date'], message: 'must not be after to_date' });
+      }
+    }),
+  output: listOf(NoteMatch),
+  annotations: readOnly,
+  async handler(ctx, input) {
+    const scope = ctx.principal.scope;
+    if (input.company_id && !(await ctx.repos.companies.get(scope, input.company_id))) {
+      throw new NotFound(
+        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
+      );
+    }
+    const words = searchWords(input.query);
+    const counted = await ctx.repos.notes.search(
+      scope,
+      {
+        words,
+        companyId: input.company_id,
+        authorId: input.author_id,
+        createdFrom: input.from_date,
+        createdBefore: input.to_date && nextDay(input.to_date),
+      },
+      toPage(input),
+    );
+    return pageResult(input, counted, (row) => ({
+      id: row.id,
+      company_id: row.company_id,
+      company_name: row.company_name,
+      author_id: row.author_id,
+      created_at: row.created_at,
+      passage: passage(row.note, words),
+    }));
+  },
+});
