@@ -13,7 +13,6 @@ import {
   hiddenValue,
   pkce,
   REDIRECT,
-  type RegisteredClient,
   registerClient,
   signInFlow,
   tokenRequest,
