@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { mcpAuthRepo } from './repos/mcp-auth.ts';
 
 /** How long each kind of row outlives its use; a row older than this is of no use to anyone. */
 export interface PruneWindows {
@@ -55,12 +56,7 @@ export async function pruneExpired(
     const idempotency_keys = await trx('idempotency_keys')
       .where('created_at', '<', before(now, windows.idempotencyTtlMs))
       .delete();
-    const mcp_clients = await trx('mcp_clients')
-      .where({ is_metadata_document: false })
-      .where('created_at', '<', before(now, windows.abandonedClientMs))
-      .whereNotIn('client_id', trx('mcp_grants').select('client_id'))
-      .whereNotIn('client_id', trx('authorization_codes').select('client_id'))
-      .delete();
+    const mcp_clients = await mcpAuthRepo(trx).deleteAbandonedClients(before(now, windows.abandonedClientMs));
     return {
       authorization_codes,
       web_sessions,
