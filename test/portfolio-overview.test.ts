@@ -1,8 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { STANDARD_CATEGORIES, standardCategoryId } from '../core/categories.ts';
+import { STANDARD_CATEGORIES } from '../core/categories.ts';
 import { newId } from '../db/ids.ts';
 import type { RunningServer } from '../server/http.ts';
+import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
@@ -60,21 +61,14 @@ for (const dialect of dialects) {
       value: string,
       currency: string | null,
     ) {
-      await t.db('metric_data').insert({
-        id: newId(),
-        firm_id: fx.firmA.id,
-        company_id: companyId,
-        category_id: standardCategoryId(category),
-        cadence: stocks.has(category) ? 'point_in_time' : 'month',
-        date: monthEnd(ym),
+      await insertDatum(t.db, {
+        firmId: fx.firmA.id,
+        companyId,
+        category,
         value,
         currency,
-        budget_id: null,
-        detailed_source: '',
-        archived: false,
-        deleted_at: null,
-        created_at: T,
-        updated_at: T,
+        date: monthEnd(ym),
+        cadence: stocks.has(category) ? 'point_in_time' : 'month',
       });
     }
 
