@@ -20,7 +20,7 @@ import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
 import { compactSchema } from './json-schema.ts';
 import { prompts } from './prompts/index.ts';
-import { registry } from './registry.ts';
+import { registry, toolByName } from './registry.ts';
 import { allowsTool, checkScope, runTool } from './run.ts';
 import { MAX_PER_PAGE } from './schemas/page.ts';
 import { boundResult } from './truncate.ts';
@@ -89,8 +89,9 @@ export function mcpTools(options: {
 export function checkMcpCallScope(body: unknown, principal: Principal, writeTools: boolean): void {
   const message = body as { method?: unknown; params?: { name?: unknown } } | null;
   if (!message || typeof message !== 'object' || message.method !== 'tools/call') return;
-  const tool = mcpTools({ writeTools }).find((t) => t.name === message.params?.name);
-  if (tool) checkScope(tool, principal);
+  // One lookup by name, not a filtered copy of the registry on every request.
+  const tool = toolByName(String(message.params?.name));
+  if (tool && tool.mcp !== false && (!tool.write || writeTools)) checkScope(tool, principal);
 }
 
 function errorResult(text: string): CallToolResult {
