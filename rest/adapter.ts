@@ -14,7 +14,7 @@ export type Envelope = 'page' | 'plain' | 'results';
 
 /** One REST route: a declaration over a tool. */
 export interface Route {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Express path, with `:name` for path parameters. */
   path: string;
   tool: AnyTool;
@@ -25,6 +25,8 @@ export interface Route {
   body?: 'merge' | { field: string };
   envelope: Envelope;
   status?: number;
+  /** The largest JSON body this route accepts, where it must exceed the general 1 MiB (e.g. '16mb'). */
+  bodyLimit?: string;
 }
 
 type FieldKind = 'number' | 'boolean' | 'array' | 'string' | 'other';

@@ -2,7 +2,7 @@ import type { AnyTool } from '../tools/define.ts';
 import type { Route } from './adapter.ts';
 
 /** What a route says beyond its method, path, tool and summary; the envelope defaults to 'plain'. */
-export type RouteOptions = Partial<Pick<Route, 'rename' | 'body' | 'envelope' | 'status'>>;
+export type RouteOptions = Partial<Pick<Route, 'rename' | 'body' | 'envelope' | 'status' | 'bodyLimit'>>;
 
 function declare(method: Route['method']) {
   return (path: string, tool: AnyTool, summary: string, options: RouteOptions = {}): Route => ({
@@ -19,3 +19,5 @@ function declare(method: Route['method']) {
 export const get = declare('GET');
 export const post = declare('POST');
 export const patch = declare('PATCH');
+export const put = declare('PUT');
+export const del = declare('DELETE');

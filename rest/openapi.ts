@@ -128,10 +128,12 @@ function operation(route: Route): JsonSchema {
     },
   };
   if (route.method !== 'GET') {
-    op.requestBody = {
-      required: route.method === 'PATCH' || route.status === 201,
-      content: { 'application/json': { schema: schemaOf(route.tool.input, 'input') } },
-    };
+    if (route.method !== 'DELETE') {
+      op.requestBody = {
+        required: route.method === 'PATCH' || route.method === 'PUT' || route.status === 201,
+        content: { 'application/json': { schema: schemaOf(route.tool.input, 'input') } },
+      };
+    }
     op.parameters = [
       ...(op.parameters as JsonSchema[]),
       {

@@ -227,7 +227,10 @@ function requireJson(req: Request, res: Response, next: NextFunction): void {
 }
 
 // Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter).
-const jsonBody = [requireJson, express.json({ limit: '1mb', strict: false }), checkJsonBody];
+function jsonBodyUpTo(limit: string): RequestHandler[] {
+  return [requireJson, express.json({ limit, strict: false }), checkJsonBody];
+}
+const jsonBody = jsonBodyUpTo('1mb');
 
 /** Authentication: who is calling, from the bearer token, for the REST API or for /mcp. */
 function authenticateRequest({ config, repos, clock }: AppDeps, req: Request, resource: Resource) {
@@ -320,8 +323,9 @@ function restRoutes(app: express.Express, deps: AppDeps): void {
     const serve: Serve = (ctx, req, res) => serveRoute(route as Route, ctx, req, res);
     if (route.method === 'GET') app.get(route.path, protectedRoute(deps, 'rest', serve));
     else {
-      const method = route.method.toLowerCase() as 'post' | 'patch';
-      app[method](route.path, protectedRoute(deps, 'rest', serve, jsonBody));
+      const method = route.method.toLowerCase() as 'post' | 'patch' | 'put' | 'delete';
+      const body = route.bodyLimit ? jsonBodyUpTo(route.bodyLimit) : jsonBody;
+      app[method](route.path, protectedRoute(deps, 'rest', serve, body));
     }
   }
   for (const [path, methods] of methodsByPath) {
