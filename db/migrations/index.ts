@@ -6,6 +6,7 @@ import * as demoMarks from './005-demo-marks.ts';
 import * as oauthReplay from './006-oauth-replay.ts';
 import * as fairValueOverrides from './008-fair-value-overrides.ts';
 import * as noteSearch from './009-note-search.ts';
+import * as changeLog from './010-change-log.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '006-oauth-replay': oauthReplay,
   '008-fair-value-overrides': fairValueOverrides,
   '009-note-search': noteSearch,
+  '010-change-log': changeLog,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

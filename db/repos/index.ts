@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { analyticsRepo } from './analytics.ts';
 import { budgetsRepo } from './budgets.ts';
 import { capTableRepo } from './cap-table.ts';
+import { changeLogRepo } from './change-log.ts';
 import { companiesRepo } from './companies.ts';
 import { customColumnsRepo } from './custom-columns.ts';
 import { documentsRepo } from './documents.ts';
@@ -39,6 +40,7 @@ export function createRepos(db: Knex) {
     information: informationRepo(db),
     analytics: analyticsRepo(db),
     capTable: capTableRepo(db),
+    changeLog: changeLogRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;
