@@ -7,32 +7,46 @@ import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { startTestServer } from './helpers/server.ts';
 
-// The issue's goal is 48,000 characters; this holds what is reached so far, so it cannot grow back.
-const LIMIT = 57_000;
+// What a client pays before its first question, as an operator runs the service by default (no write tools).
+const LIMIT = 48_000;
+// With MCP_WRITE_TOOLS on, the write tools' schemas (many fields, one per item field) come on top.
+const WITH_WRITES_LIMIT = 52_000;
 
 describe('the tools/list answer stays small', () => {
   let t: TestDb;
   let fx: Fixture;
   let server: RunningServer;
   let client: Client;
+  let writer: RunningServer;
+  let writerClient: Client;
 
   before(async () => {
     t = await sqliteTestDb();
     fx = await buildFixture(t.db);
-    server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true' } });
+    server = await startTestServer(t.db);
     client = await mcpClient(server.url, fx.admin.pat);
+    writer = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true' } });
+    writerClient = await mcpClient(writer.url, fx.admin.pat);
   });
   after(async () => {
     await client?.close();
+    await writerClient?.close();
     await server?.close();
+    await writer?.close();
     await t?.drop();
   });
 
   it(`lists every tool with its output schema in at most ${LIMIT.toLocaleString('en-US')} characters of JSON`, async () => {
     const listing = await client.listTools();
-    expect(listing.tools.map((tool) => tool.name)).to.include('add_financing_rounds');
+    expect(listing.tools.map((tool) => tool.name)).to.include('screen_companies');
     expect(listing.tools.every((tool) => tool.outputSchema?.type === 'object')).to.equal(true);
     expect(JSON.stringify(listing).length).to.be.at.most(LIMIT);
+  });
+
+  it(`lists the write tools too in at most ${WITH_WRITES_LIMIT.toLocaleString('en-US')} characters when MCP_WRITE_TOOLS is on`, async () => {
+    const listing = await writerClient.listTools();
+    expect(listing.tools.map((tool) => tool.name)).to.include('add_financing_rounds');
+    expect(JSON.stringify(listing).length).to.be.at.most(WITH_WRITES_LIMIT);
   });
 
   it('shares a shape repeated inside one schema through $defs', async () => {

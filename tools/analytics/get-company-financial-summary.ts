@@ -33,11 +33,7 @@ export const getCompanyFinancialSummary = defineTool({
   name: 'get_company_financial_summary',
   title: 'Financial summary of a company',
   description:
-    'Key financial figures of one company over all its data (not a page): latest revenue, ARR, net burn, cash ' +
-    'in bank, headcount, gross margin, EBITDA and net income; TTM revenue, net burn and gross margin, burn ' +
-    'multiple, runway, rule of 40, net new ARR and NRR. Each figure states its currency (and `converted` into ' +
-    'the firm\'s), period and source data points, or is null with the reason. Use it for "how healthy is this ' +
-    'company"; for monthly trends and growth rates use get_company_performance.',
+    "Key figures of one company over all its data: latest revenue, ARR, net burn, cash, headcount, margins; TTM revenue and burn, burn multiple, runway, rule of 40, net new ARR, NRR. Each figure states its currency (and `converted` into the firm's), period and sources, or why it is null.",
   input: z.object({
     company_id: companyIdInput,
     months: monthsInput(

@@ -11,10 +11,7 @@ export const getCompanyNotesSummary = defineTool({
   name: 'get_company_notes_summary',
   title: 'Summary of the notes on a company',
   description:
-    'Summarises all notes on one company: how many there are, who wrote them (with counts, most first), ' +
-    'the dates of the first and last note, and the newest notes (each cut at 2,000 characters with a ' +
-    'marker). Use it to see what the team has been writing about a company; to read every note in full, ' +
-    'page through list_notes with the same company_id.',
+    "Summary of one company's notes: count, authors with counts, first and last dates, and the newest notes (cut at 2,000 characters). Full texts: list_notes.",
   input: z.object({
     company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
     recent_notes_limit: z

@@ -99,11 +99,7 @@ export const getCompanyPerformance = defineTool({
   name: 'get_company_performance',
   title: 'Performance trends of a company',
   description:
-    'Monthly series of one company for revenue, ARR, net burn, cash in bank, headcount, gross margin and ' +
-    'EBITDA over the last `months` months with data, each with its latest value, MoM, QoQ and YoY growth and ' +
-    'CMGR, computed over all the data (not a page); each figure states its currency, period and sources, or is ' +
-    'null with the reason. Use it for "how is this company trending"; for TTM totals, runway and burn multiple ' +
-    'use get_company_financial_summary, for raw data points get_company_metrics.',
+    'Monthly series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; every figure states currency, period and sources, or why it is null. TTM figures and runway: get_company_financial_summary.',
   input: z.object({
     company_id: companyIdInput,
     months: monthsInput(

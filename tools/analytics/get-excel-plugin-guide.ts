@@ -121,10 +121,7 @@ export const getExcelPluginGuide = defineTool({
   name: 'get_excel_plugin_guide',
   title: 'Guide: portfolio data in a spreadsheet',
   description:
-    'Returns instructions, written for you as a model working in a spreadsheet plugin, for pulling this ' +
-    "service's data into Excel: getting an access token, Power Query Web.Contents calls against the REST " +
-    'API that follow pagination, CSV export, how to read the values, and which tools to use first. Call ' +
-    'it before building a workbook or a Power Query over this data.',
+    'Instructions for a model in a spreadsheet plugin: access token, Power Query calls to the REST API that follow pagination, CSV export, reading values. Call it before building a workbook over this data.',
   input: z.object({}),
   output: z.object({
     guide: z.string().describe('The guide, in Markdown.'),

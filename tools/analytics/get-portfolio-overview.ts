@@ -51,10 +51,7 @@ export const getPortfolioOverview = defineTool({
   name: 'get_portfolio_overview',
   title: 'Portfolio overview',
   description:
-    'The state of the whole portfolio in one call: companies by status and by sector, total cash, ARR and TTM ' +
-    "revenue in the firm's currency, and the active companies that need attention (stale data, runway under " +
-    '12 months, late on the latest information request), each with why. Use it to start a portfolio review; ' +
-    'rank or filter companies with screen_companies and look at one with get_company_financial_summary.',
+    "The whole portfolio in one call: companies by status and sector, total cash, ARR and TTM revenue in the firm's currency, and active companies needing attention (stale data, runway under 12 months, late on the latest request), each with why. Start a review here.",
   input: z.object({
     fund_id: z
       .string()

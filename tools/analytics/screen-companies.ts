@@ -66,11 +66,7 @@ export const screenCompanies = defineTool({
   name: 'screen_companies',
   title: 'Screen and rank portfolio companies',
   description:
-    'Filters and ranks every portfolio company the caller can see by its key figures (cash in bank, ARR, TTM ' +
-    'revenue, YoY growth, 3-month net burn, runway, burn multiple, TTM gross margin, headcount; defined as in ' +
-    'get_company_financial_summary), computed over all data, then sorted (nulls last; money in the firm ' +
-    'currency) and paged. For questions such as "the five active companies with the shortest runway" ' +
-    '(status=active, sort_by=runway_months, per_page=5); check `stale` before trusting a figure.',
+    'Filters and ranks every company you can see by key figures (cash, ARR, TTM revenue, YoY growth, 3-month net burn, runway, burn multiple, gross margin, headcount; as defined in get_company_financial_summary), nulls last, money in the firm\'s currency. E.g. "five active companies with the shortest runway": status=active, sort_by=runway_months, per_page=5. Check `stale` before trusting a figure.',
   input: z.object({
     status: statusInput,
     sector: z.string().min(1).optional().describe('Only companies of this sector (exact, case-insensitive).'),

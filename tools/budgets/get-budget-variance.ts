@@ -100,9 +100,7 @@ export const getBudgetVariance = defineTool({
   name: 'get_budget_variance',
   title: 'Budget against actual',
   description:
-    "Compares a company's budget with what it reported: per category and period, budget, actual, variance " +
-    'and variance %. Flows (revenue, burn) are compared per period of the same cadence; stocks (cash, ARR, ' +
-    'headcount) at each budget date. Use it for "are they on plan"; list_budgets lists the budgets.',
+    "A company's budget against its actuals, per category and period: budget, actual, variance and variance %. Flows are compared per period, stocks at each budget date.",
   input: z.object({
     company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
     budget_id: z

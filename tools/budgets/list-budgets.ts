@@ -9,9 +9,7 @@ export const listBudgets = defineTool({
   name: 'list_budgets',
   title: 'List budgets',
   description:
-    'Lists budgets (named planning scenarios of a company, each with a date, colour and description), ' +
-    'newest budget date first. Without company_id it lists the budgets of every company you can see. ' +
-    'Budget figures themselves are metrics: use get_company_metrics with include_budgets to read them.',
+    "Budgets (a company's named planning scenarios), newest first. Budget figures are metrics: get_company_metrics with include_budgets reads them; get_budget_variance compares them with actuals.",
   input: z.object({
     ...pageFields,
     ...companyRefFields('budgets'),

@@ -168,9 +168,7 @@ export const addFinancingRounds = defineTool({
   name: 'add_financing_rounds',
   title: 'Add financing rounds to cap tables',
   description:
-    'Adds 1 to 100 financing rounds to the cap tables of companies the caller can access, in one transaction: ' +
-    'every round is created or none is, and a 400 lists each offending field as financing_rounds[i].field. ' +
-    'Needs the cap-table permission. Returns the created rounds in request order.',
+    'Adds 1 to 100 financing rounds to cap tables you can access, all or none; a 400 names each offending field as financing_rounds[i].field. Needs the cap-table permission. Returns the created rounds in request order.',
   input: z.object({
     financing_rounds: z
       .array(Round)

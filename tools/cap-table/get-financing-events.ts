@@ -42,9 +42,7 @@ export const getFinancingEvents = defineTool({
   name: 'get_financing_events',
   title: 'Get financing events (cap table rounds)',
   description:
-    'Lists the financing rounds of the cap tables the caller can see, by closing date: valuation, size (also in ' +
-    "the firm's preferred currency), fully diluted shares, co-investors, liquidation terms and pari passu " +
-    'rounds. Share classes, securities and transactions: get_share_classes, get_securities, get_transactions.',
+    "Financing rounds of the cap tables you can see, by closing date: valuation, size (also in the firm's currency), fully diluted shares, co-investors, liquidation terms, pari passu rounds.",
   input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),

@@ -31,10 +31,7 @@ const CompanyMetrics = z.object({
 export const getInvestmentMetrics = defineTool({
   name: 'get_investment_metrics',
   title: 'Get investment metrics (IRR, MOIC, fair value)',
-  description:
-    "Returns each company's investment returns from the cap table (IRR, MOIC, fair value, invested and " +
-    'realised amounts, ownership, shares, valuations, latest price per share) over every fund or only ' +
-    `fund_ids, in the firm's currency. ${METHOD} For a whole fund's returns use get_fund_performance.`,
+  description: `Each company's investment returns from the cap table (IRR, MOIC, fair value, invested, realised, ownership, valuations) over every fund or fund_ids, in the firm's currency. ${METHOD} Whole funds: get_fund_performance.`,
   input: filterObject({
     company_ids: z
       .array(z.string())

@@ -7,9 +7,7 @@ export const getSecurities = defineTool({
   name: 'get_securities',
   title: 'Get securities (holdings)',
   description:
-    "Lists the securities the firm's funds hold in the companies the caller can see (share certificates, " +
-    "warrants, public equity, convertibles, tokens), by issue date; each item has a type and that kind's own " +
-    "fields, money also in the firm's preferred currency. Transactions between securities: get_transactions.",
+    "Securities the firm's funds hold (shares, warrants, public equity, convertibles, tokens) by issue date; each has a type and that kind's fields, money also in the firm's currency.",
   input: readFilter({
     security_ids: idsFilter('security', 'from get_securities'),
     fund_id: z.string().min(1).nullish().describe('Only securities held by this fund (id from list_funds).'),

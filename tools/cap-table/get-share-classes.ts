@@ -7,9 +7,7 @@ export const getShareClasses = defineTool({
   name: 'get_share_classes',
   title: 'Get share classes',
   description:
-    'Lists the share classes of the cap tables the caller can see: name, common or preferred, primary or ' +
-    "secondary purchase, price per share (with its value in the firm's preferred currency) and the financing " +
-    'round each belongs to (see get_financing_events). Without filters: every share class of every visible company.',
+    "Share classes of the cap tables you can see: common or preferred, primary or secondary, price per share (also in the firm's currency) and financing round.",
   input: readFilter({
     share_class_ids: idsFilter('share class', 'from get_share_classes'),
     purchase_type: z.enum(PURCHASE_TYPES).nullish().describe('Only primary or only secondary share classes.'),

@@ -7,9 +7,7 @@ export const getTransactions = defineTool({
   name: 'get_transactions',
   title: 'Get cap table transactions',
   description:
-    'Lists the transactions between securities in the companies the caller can see: exercises, conversions ' +
-    "and sales, with the shares moved, the amount invested and the proceeds (each also in the firm's " +
-    'preferred currency). Without filters: every visible transaction by date.',
+    "Cap-table transactions you can see (exercises, conversions, sales) by date: shares moved, amount invested, proceeds (also in the firm's currency).",
   input: readFilter({
     transaction_ids: idsFilter('transaction', 'from get_transactions'),
     event: z.enum(TRANSACTION_EVENTS).nullish().describe('Only exercise, conversion or sale transactions.'),

@@ -20,7 +20,7 @@ export function idsFilter(what: string, source: string) {
     .array(z.string())
     .max(1000)
     .nullish()
-    .describe(`Only these ${what} ids (${source}); unknown ids are absent. Omitted or empty: all.`);
+    .describe(`Only these ${what} ids (${source}); omitted or empty: all.`);
 }
 
 export const companyIdsFilter = idsFilter('company', 'from list_companies or search_companies');
@@ -28,18 +28,18 @@ export const companyIdsFilter = idsFilter('company', 'from list_companies or sea
 export const includeFxDetails = z
   .boolean()
   .default(false)
-  .describe("true: every money amount also carries fx_rate (into the firm's currency) and is_custom_rate.");
+  .describe('true: every amount also carries fx_rate and is_custom_rate.');
 
 /** Paging of a cap-table read; the reference REST routes send no per_page and get every result. */
 export const readPaging = {
-  page: z.number().int().min(1).default(1).describe('Page number, starting at 1. Default 1.'),
+  page: z.number().int().min(1).default(1),
   per_page: z
     .number()
     .int()
     .min(1)
     .max(MAX_PER_PAGE)
     .nullish()
-    .describe(`Results per page, 1 to ${MAX_PER_PAGE}; omitted: every result on one page.`),
+    .describe('Omitted: every result on one page.'),
 };
 
 /** The filter body of a cap-table read: company_ids first, the read's own filters, include_fx_details and paging last. */

@@ -6,9 +6,7 @@ import { Company, toCompany } from '../schemas/company.ts';
 export const getCompany = defineTool({
   name: 'get_company',
   title: 'Get one company',
-  description:
-    'Returns every field of one portfolio company by id. Use list_companies or search_companies first ' +
-    'when you only know its name.',
+  description: 'Every field of one portfolio company by id.',
   input: z.object({
     company_id: z.string().min(1).describe('Company id, as returned by list_companies or search_companies.'),
   }),

@@ -8,9 +8,7 @@ export const listCompanies = defineTool({
   name: 'list_companies',
   title: 'List portfolio companies',
   description:
-    'Lists the portfolio companies the caller can see, ordered by name. Use it to find company ids ' +
-    'for the other tools; to filter by name, sector or city use search_companies instead, and for one ' +
-    'known company use get_company.',
+    'Lists the portfolio companies you can see, by name, with their ids. To filter by name, sector or city use search_companies.',
   input: z.object({
     ...pageFields,
     ids: z.array(z.string()).optional().describe('Only these company ids; unknown ids are simply absent.'),

@@ -11,10 +11,7 @@ export const searchCompanies = defineTool({
   name: 'search_companies',
   title: 'Search portfolio companies',
   description:
-    'Finds portfolio companies by case-insensitive substrings of their name, sector and city (all given ' +
-    'filters must match), searching every company the caller can see, ordered by name. Use it to turn a ' +
-    'company name into the company_id the other tools need; with no filter it lists all companies like ' +
-    'list_companies. When a sector or city matches nothing, the answer lists the valid ones.',
+    'Finds companies by case-insensitive substrings of name, sector and city (all given filters must match), by name. Turns a company name into its company_id. When a sector or city matches nothing, the answer lists the valid ones.',
   input: z.object({
     name_contains: text('name'),
     sector: text('sector'),

@@ -7,8 +7,7 @@ export const getCustomColumnOptions = defineTool({
   name: 'get_custom_column_options',
   title: 'Get custom column definitions',
   description:
-    "Lists the firm's custom columns by name with their type (text, select, multi_select) and, for " +
-    'select columns, the options they offer. Use it to interpret the values get_custom_columns returns.',
+    "The firm's custom columns with their type (text, select, multi_select) and the options of select columns.",
   input: z.object({ ...pageFields }),
   output: listOf(CustomColumn),
   annotations: readOnly,

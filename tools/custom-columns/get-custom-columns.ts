@@ -8,10 +8,7 @@ export const getCustomColumns = defineTool({
   name: 'get_custom_columns',
   title: 'Get custom column values',
   description:
-    "Returns companies' values of the firm's custom columns (firm-defined fields such as owner, stage or " +
-    'tags): text, a chosen option, or several chosen options. Ordered by company name, then column name. ' +
-    'Give company_id for one company; without it, every company you can see. To see which columns and ' +
-    'options exist use get_custom_column_options.',
+    "Companies' values of the firm's custom columns (owner, stage, tags …), by company then column. Column definitions and options: get_custom_column_options.",
   input: z.object({
     ...pageFields,
     ...companyRefFields('custom column values'),

@@ -9,9 +9,7 @@ export const listDocuments = defineTool({
   name: 'list_documents',
   title: 'List documents',
   description:
-    'Lists the documents uploaded for or received from portfolio companies (board decks, financial ' +
-    'statements, information-request answers), newest upload first, with their parse state and a ' +
-    'download link. Without company_id it covers every company you can see. Needs access to documents.',
+    'Documents uploaded for or received from companies (decks, statements, request answers), newest first, with parse state and download link. Needs document access.',
   input: z
     .object({
       ...pageFields,

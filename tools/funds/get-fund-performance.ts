@@ -48,10 +48,7 @@ const FundReturn = z.object({
 export const getFundPerformance = defineTool({
   name: 'get_fund_performance',
   title: 'Get fund performance (TVPI, DPI, IRR)',
-  description:
-    "Returns each fund's gross returns in the firm's currency (paid-in capital, realised value, fair value " +
-    '(NAV), MOIC, TVPI, DPI, RVPI, gross IRR) with a paged per-company breakdown; only the companies the ' +
-    `caller can see count. ${METHOD} One company's metrics across funds: get_investment_metrics.`,
+  description: `Each fund's gross returns in the firm's currency (paid-in, realised, NAV, MOIC, TVPI, DPI, RVPI, IRR) with a paged per-company breakdown of the companies you can see. ${METHOD}`,
   input: z.object({
     fund_id: z
       .string()

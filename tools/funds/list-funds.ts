@@ -6,9 +6,7 @@ import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 export const listFunds = defineTool({
   name: 'list_funds',
   title: 'List funds',
-  description:
-    "Lists the firm's funds by name with size, vintage year and currency. Fund ids appear in a " +
-    "company's invested_fund_ids and filter get_securities.",
+  description: "The firm's funds with size, vintage year and currency.",
   input: z.object({ ...pageFields }),
   output: listOf(Fund),
   annotations: readOnly,

@@ -30,10 +30,9 @@ import { type DatedMoney, type MoneyConverter, moneyConverter } from '../schemas
 // the fair value is a final flow at the as-of date. Sums are exact decimals; only the IRR is a float.
 
 export const METHOD =
-  "Method: investments at their issue dates (a conversion's output is not new money), proceeds at their sale " +
-  'dates, fair value the latest override on or before as_of_date, else shares × the latest price per share ' +
-  "(unconverted convertibles and tokens at cost, unexercised warrants 0), each in the firm's currency at its " +
-  'date. IRR is the XIRR of cash_flows; ratios and IRR are fractions (0.25 = 25 %).';
+  'Investments count at issue date, proceeds at sale date; fair value is the latest override on or before ' +
+  'as_of_date, else shares × latest price (convertibles and tokens at cost, unexercised warrants 0). IRR is ' +
+  'the XIRR of cash_flows; ratios and IRR are fractions (0.25 = 25 %).';
 
 export const CashFlow = z.object({
   date: z.string().describe('YYYY-MM-DD.'),

@@ -9,9 +9,7 @@ export const listInformationReports = defineTool({
   name: 'list_information_reports',
   title: 'List information reports',
   description:
-    "Lists companies' answers to information requests: status, submission time, whether late, and which " +
-    'requested documents and metrics are completed or missing; newest submission first. With ' +
-    'information_request_id it also lists the companies the request was not sent to.',
+    "Companies' answers to information requests: status, submission, lateness, completed and missing items; newest first. With information_request_id it also names the companies not asked.",
   input: z.object({
     ...pageFields,
     company_id: z

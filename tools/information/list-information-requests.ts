@@ -8,10 +8,7 @@ export const listInformationRequests = defineTool({
   name: 'list_information_requests',
   title: 'List information requests',
   description:
-    'Lists the information requests the firm sent to its portfolio companies (what documents and metrics ' +
-    'were asked for, the period and due date), latest due date first, with how many company reports are ' +
-    'completed, in progress, not started, partially complete or past due. For the individual company ' +
-    'answers use list_information_reports with information_request_id.',
+    "Information requests sent to companies (documents and metrics asked for, period, due date), latest due first, with counts of company reports by status. Each company's answer: list_information_reports.",
   input: z.object({
     ...pageFields,
     name: z.string().optional().describe('Case-insensitive substring of the request name.'),

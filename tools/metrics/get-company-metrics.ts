@@ -11,10 +11,7 @@ export const getCompanyMetrics = defineTool({
   name: 'get_company_metrics',
   title: 'Get company metrics',
   description:
-    'Returns the metric data points (revenue, ARR, cash in bank, headcount, custom metrics …) of one or more ' +
-    "companies, oldest first, each also converted into the firm's preferred currency. For only the latest " +
-    'values use get_company_recent_metrics; valid categories come from get_metrics_options, company ids from ' +
-    'list_companies or search_companies.',
+    "Metric data points (revenue, ARR, cash, headcount, custom metrics …) of one or more companies, oldest first, also converted into the firm's currency. Categories: get_metrics_options; latest values only: get_company_recent_metrics.",
   input: z.object({
     company_ids: z
       .array(z.string().min(1))

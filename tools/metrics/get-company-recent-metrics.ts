@@ -8,10 +8,7 @@ export const getCompanyRecentMetrics = defineTool({
   name: 'get_company_recent_metrics',
   title: 'Get the latest metrics of a company',
   description:
-    'Returns the latest data points of one company by date, newest first (same date: latest created ' +
-    'first), optionally of one category, in the same item shape as get_company_metrics. Use it for ' +
-    '"what is the current cash / ARR / headcount"; for a date range or many points use ' +
-    'get_company_metrics, and for trends get_company_performance.',
+    'The latest data points of one company, newest first, optionally of one category, shaped as in get_company_metrics. For "what is the current cash / ARR / headcount"; for trends use get_company_performance.',
   input: z.object({
     company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
     category: z

@@ -7,10 +7,7 @@ export const getMetricsOptions = defineTool({
   name: 'get_metrics_options',
   title: 'List metric categories',
   description:
-    'Lists the metric categories the firm can use: the standard categories (revenue, arr, cash_in_bank …) ' +
-    'and the firm custom metrics, with each value kind, whether it is point-in-time (a stock) or a flow, ' +
-    'and the choices of select metrics. Standard categories come first, each group by name. Use it to ' +
-    'find a valid category for get_company_metrics and get_company_recent_metrics.',
+    'The metric categories the firm uses: standard ones first, then custom metrics, with value kind, stock (point-in-time) or flow, and the choices of select metrics.',
   input: z.object({
     ...pageFields,
     category_name: z

@@ -66,10 +66,7 @@ export const updateMetric = defineTool({
   name: 'update_metric',
   title: 'Update one metric value',
   description:
-    'Changes one metric datum: its value, its currency, or adds comments to it. Give at least one of value, ' +
-    'currency and comments; comments are appended to the existing ones, never replace them. Find the ' +
-    'datum id with get_company_metrics or get_company_recent_metrics first. Needs the editor or admin ' +
-    'role; every change is recorded in the metric history.',
+    "Changes one metric datum's value or currency, or appends comments (never replacing them). Datum ids come from get_company_metrics. Needs the editor or admin role; every change is kept in the metric history.",
   input: z.object({
     datum_id: z
       .string()

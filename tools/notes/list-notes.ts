@@ -9,9 +9,7 @@ export const listNotes = defineTool({
   name: 'list_notes',
   title: 'List notes',
   description:
-    "Lists the firm's notes on portfolio companies (markdown text with author and time), newest first " +
-    'unless sort_by says otherwise. Give company_id for one company; without it, notes on every company ' +
-    'you can see. For counts, authors and the latest notes of one company use get_company_notes_summary.',
+    "The firm's notes on companies (markdown, author, time), newest first; company_id for one company. Counts, authors and latest notes: get_company_notes_summary.",
   input: z.object({
     ...pageFields,
     ...companyRefFields('notes'),

@@ -4,15 +4,10 @@ import { NotFound } from '../errors.ts';
 
 export const MAX_PER_PAGE = 100;
 
+// The bounds and defaults say all there is to say, so the fields carry no description (tools/list size).
 export const pageFields = {
-  page: z.number().int().min(1).default(1).describe('Page number, starting at 1. Default 1.'),
-  per_page: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PER_PAGE)
-    .default(MAX_PER_PAGE)
-    .describe(`Results per page, 1 to ${MAX_PER_PAGE}. Default ${MAX_PER_PAGE}.`),
+  page: z.number().int().min(1).default(1),
+  per_page: z.number().int().min(1).max(MAX_PER_PAGE).default(MAX_PER_PAGE),
 };
 
 export interface PageInput {

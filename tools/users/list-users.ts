@@ -6,9 +6,7 @@ import { toUser, User } from '../schemas/user.ts';
 export const listUsers = defineTool({
   name: 'list_users',
   title: 'List users',
-  description:
-    "Lists the firm's users by e-mail address with their names and roles; use it to find who wrote a " +
-    'note (author_id) or who leads an investment (investment_lead_id). For the caller use whoami.',
+  description: "The firm's users with names and roles; resolves a note's author_id or an investment_lead_id.",
   input: z.object({
     ...pageFields,
     email: z.string().min(1).optional().describe('Only the user with this e-mail address (exact, any case).'),
