@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { ToolContext } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
-import { InvalidInput } from '../tools/errors.ts';
+import { InvalidInput, MissingParameter } from '../tools/errors.ts';
 import { runTool } from '../tools/run.ts';
 import type { ListResult } from '../tools/schemas/page.ts';
 import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
@@ -25,6 +25,11 @@ export interface Route {
   body?: 'merge' | { field: string };
   envelope: Envelope;
   status?: number;
+  /**
+   * Input fields of which the route needs at least one, where the tool takes them as optional (the
+   * notes listing needs a company on REST; over MCP it lists every company's notes without one).
+   */
+  requireOneOf?: readonly string[];
   /** The largest JSON body this route accepts, where it must exceed the general 1 MiB (e.g. '16mb'). */
   bodyLimit?: string;
 }
@@ -155,7 +160,18 @@ function routeInput(route: Route, req: Request) {
       Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
   } else if (route.body) input[route.body.field] = req.body;
   for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
+  requireOneOf(route, input, toQueryName);
   return { input, toQueryName };
+}
+
+function requireOneOf(route: Route, input: Record<string, unknown>, toQueryName: (field: string) => string) {
+  const fields = route.requireOneOf;
+  if (!fields?.length || fields.some((f) => input[f] !== undefined && input[f] !== '')) return;
+  const [first, ...others] = fields.map(toQueryName);
+  const alternatives = others.length ? ` (or give ${others.join(' or ')})` : '';
+  throw new MissingParameter(`missing ${first}: give ${[first, ...others].join(' or ')}`, [
+    { field: first!, message: `is required${alternatives}` },
+  ]);
 }
 
 /** A tool result in the route's envelope. */

@@ -11,7 +11,7 @@ import { getTransactions } from '../tools/cap-table/get-transactions.ts';
 import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
-import { getCompanyCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
+import { getCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
@@ -21,7 +21,7 @@ import { listInformationRequests } from '../tools/information/list-information-r
 import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
 import { listMetrics } from '../tools/metrics/list-metrics.ts';
 import { updateMetric } from '../tools/metrics/update-metric.ts';
-import { listCompanyNotes } from '../tools/notes/list-notes.ts';
+import { listNotes } from '../tools/notes/list-notes.ts';
 import { searchNotes } from '../tools/notes/search-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
@@ -29,6 +29,8 @@ import type { Route } from './adapter.ts';
 import { get, patch, post } from './declare.ts';
 
 const paging = { page_size: 'per_page' };
+/** The REST listings of one company take it by id or by slug. */
+const company = ['company_id', 'company_slug'];
 
 /** Every REST route, one line each over the tool it calls. */
 export const routes: readonly Route[] = [
@@ -53,16 +55,18 @@ export const routes: readonly Route[] = [
     rename: { ...paging, from: 'from_date', to: 'to_date' },
     envelope: 'page',
   }),
-  get('/v1/notes/', listCompanyNotes, 'List the notes on a company', {
+  get('/v1/notes/', listNotes, 'List the notes on a company', {
     rename: { ...paging },
+    requireOneOf: company,
     envelope: 'page',
   }),
   get('/v1/notes/search/', searchNotes, 'Search notes by their text', {
     rename: { ...paging },
     envelope: 'page',
   }),
-  get('/v1/custom-columns/', getCompanyCustomColumns, "List a company's custom column values", {
+  get('/v1/custom-columns/', getCustomColumns, "List a company's custom column values", {
     rename: { ...paging },
+    requireOneOf: company,
     envelope: 'page',
   }),
   get('/v1/custom-columns/options/', getCustomColumnOptions, 'List custom columns and their options', {

@@ -1063,8 +1063,6 @@ for (const dialect of dialects) {
           'whoami',
         ]);
         expect(names).to.not.include.members(['get_firm_details']);
-        expect(names).to.not.include('list_company_notes');
-        expect(names).to.not.include('get_company_custom_columns');
       });
     });
   });

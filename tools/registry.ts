@@ -16,7 +16,7 @@ import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
 import { searchCompanies } from './companies/search-companies.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
-import { getCompanyCustomColumns, getCustomColumns } from './custom-columns/get-custom-columns.ts';
+import { getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import type { AnyTool } from './define.ts';
 import { listDocuments } from './documents/list-documents.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
@@ -29,7 +29,7 @@ import { getCompanyRecentMetrics } from './metrics/get-company-recent-metrics.ts
 import { getMetricsOptions } from './metrics/get-metrics-options.ts';
 import { listMetrics } from './metrics/list-metrics.ts';
 import { updateMetric } from './metrics/update-metric.ts';
-import { listCompanyNotes, listNotes } from './notes/list-notes.ts';
+import { listNotes } from './notes/list-notes.ts';
 import { searchNotes } from './notes/search-notes.ts';
 import { listUsers } from './users/list-users.ts';
 import { whoami } from './users/whoami.ts';
@@ -53,11 +53,9 @@ export const registry: readonly AnyTool[] = [
   listDocuments,
   // Notes
   listNotes,
-  listCompanyNotes,
   searchNotes,
   // Custom columns
   getCustomColumns,
-  getCompanyCustomColumns,
   getCustomColumnOptions,
   // Information requests and reports
   listInformationRequests,

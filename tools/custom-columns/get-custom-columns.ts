@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { companyRefFields, requiringCompany, resolveCompany } from '../schemas/company-ref.ts';
+import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
 import { CustomColumnValue, toCustomColumnValue } from '../schemas/custom-column.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -26,6 +26,3 @@ export const getCustomColumns = defineTool({
     return pageResult(input, counted, (row) => toCustomColumnValue(row, options.get(row.column_id) ?? []));
   },
 });
-
-/** GET /v1/custom-columns/: the same listing, where a company is required. */
-export const getCompanyCustomColumns = requiringCompany(getCustomColumns, 'get_company_custom_columns');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { companyRefFields, requiringCompany, resolveCompany } from '../schemas/company-ref.ts';
+import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
 import { Note, toNote } from '../schemas/note.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 import { sortByField, sortDirection } from '../schemas/sort-by.ts';
@@ -27,6 +27,3 @@ export const listNotes = defineTool({
     return pageResult(input, counted, toNote);
   },
 });
-
-/** GET /v1/notes/: the same listing, where a company is required. */
-export const listCompanyNotes = requiringCompany(listNotes, 'list_company_notes');

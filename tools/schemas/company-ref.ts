@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { CompanyRow } from '../../db/repos/companies.ts';
 import type { ToolContext } from '../context.ts';
-import type { Tool } from '../define.ts';
-import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
 
 export interface CompanyRef {
   company_id?: string;
@@ -50,29 +49,4 @@ export async function resolveCompany(ctx: ToolContext, ref: CompanyRef): Promise
     );
   }
   return bySlug;
-}
-
-/**
- * The REST form of a list tool whose company parameter is optional over MCP but required on REST
- * (the spec's notes and custom-columns listings). Not listed over MCP.
- */
-export function requiringCompany<I extends z.ZodObject, O extends z.ZodType>(
-  tool: Tool<I, O>,
-  name: string,
-): Tool<I, O> {
-  return {
-    ...tool,
-    name,
-    mcp: false,
-    description: `${tool.description} This form requires company_id or company_slug.`,
-    async handler(ctx, input) {
-      const ref = input as CompanyRef;
-      if (!ref.company_id && !ref.company_slug) {
-        throw new MissingParameter('missing company_id: give company_id or company_slug', [
-          { field: 'company_id', message: 'is required (or give company_slug)' },
-        ]);
-      }
-      return tool.handler(ctx, input);
-    },
-  };
 }
