@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { Clock } from '../core/clock.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { Config } from '../server/config.ts';
-import type { Args, OptionSpec } from './args.ts';
 
 export interface Io {
   out(text: string): void;
@@ -23,15 +22,59 @@ export interface CommandContext {
   json: boolean;
 }
 
+/** One option of a command; `--json` and `--help` every command has besides. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** What it does, for `--help`. */
+  description: string;
+  /** How `--help` names a string option's value: `--firm <slug>`. */
+  value?: string;
+  required?: boolean;
+  /** The only values a string option accepts. */
+  choices?: readonly string[];
+  /** A string option that must be a whole number in this range. */
+  integer?: { min: number; max: number };
+  /** Upper-case the value before checking `choices` (currency codes). */
+  upperCase?: boolean;
+}
+
 export interface Command {
   /** The words that select it: `users create`. */
   name: string;
-  /** Everything after the name in the usage line. */
-  usage: string;
   summary: string;
   options: Record<string, OptionSpec>;
-  positionals?: readonly string[];
+  /** Positional arguments, all required, in order: name → what it is. */
+  arguments?: Record<string, string>;
   run(ctx: CommandContext, args: Args): Promise<void>;
+}
+
+/** A parsed and checked command line: option values by their long name, then the positionals. */
+export class Args {
+  constructor(
+    private readonly values: Record<string, string | boolean | undefined>,
+    readonly positionals: readonly string[],
+  ) {}
+
+  string(name: string): string | undefined {
+    const v = this.values[name];
+    return typeof v === 'string' ? v : undefined;
+  }
+
+  /** A required string option; the parser has already checked that it is present. */
+  need(name: string): string {
+    const v = this.string(name);
+    if (v === undefined) throw new Error(`--${name} was not parsed`);
+    return v;
+  }
+
+  flag(name: string): boolean {
+    return this.values[name] === true;
+  }
+
+  int(name: string): number | undefined {
+    const v = this.string(name);
+    return v === undefined ? undefined : Number(v);
+  }
 }
 
 export function defineCommand(command: Command): Command {

@@ -1,162 +1,148 @@
 import { z } from 'zod';
-import type { AnyTool } from '../tools/define.ts';
+import {
+  createDocument,
+  type oas31,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiParameters,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiRequestBodyObject,
+  type ZodOpenApiResponseObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import type { Route } from './adapter.ts';
 
-type JsonSchema = Record<string, unknown>;
+type Shape = Record<string, z.ZodType>;
 
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+/** RFC 9457 problem details as rest/problem.ts writes them (open to more members); one shared component. */
+const Problem = z
+  .looseObject({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string(),
+    code: z.string(),
+    request_id: z.string().optional(),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem' });
+
+function problemResponse(description: string): ZodOpenApiResponseObject {
+  return { description, content: { 'application/problem+json': { schema: Problem } } };
 }
 
-const problem: JsonSchema = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'detail', 'code'],
-  properties: {
-    type: { type: 'string' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    code: { type: 'string' },
-    request_id: { type: 'string' },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['field', 'message'],
-        properties: { field: { type: 'string' }, message: { type: 'string' } },
-      },
-    },
-  },
+const errorResponses: ZodOpenApiResponsesObject = {
+  '400': problemResponse('Invalid or missing parameter'),
+  '401': problemResponse('Missing, invalid, expired or revoked token'),
+  '403': problemResponse('Permission denied'),
+  '404': problemResponse('Not found, or page out of range'),
+  '429': problemResponse('Rate limit exceeded'),
 };
 
-function problemResponse(description: string) {
-  return {
-    description,
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-  };
-}
+const idempotencyKey = z
+  .string()
+  .max(255)
+  .optional()
+  .meta({ description: 'Replays the first response for 24 hours instead of writing twice.' });
+
+const csvFormat = z
+  .enum(['json', 'csv'])
+  .optional()
+  .meta({ description: 'csv returns the page as CSV (as does Accept: text/csv).' });
 
 function pathParams(path: string): string[] {
   return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
 }
 
-function parameters(route: Route): JsonSchema[] {
-  const shape = route.tool.input.shape as Record<string, z.ZodType>;
-  const inputSchema = schemaOf(route.tool.input, 'input') as { properties?: Record<string, JsonSchema> };
-  const required = new Set(((inputSchema as { required?: string[] }).required ?? []) as string[]);
-  const toQuery = new Map(Object.entries(route.rename ?? {}).map(([q, f]) => [f, q]));
-  const inPath = new Set(pathParams(route.path));
-  const params: JsonSchema[] = [];
-  for (const name of inPath) {
-    const field = route.rename?.[name] ?? name;
-    params.push({
-      name,
-      in: 'path',
-      required: true,
-      schema: inputSchema.properties?.[field] ?? { type: 'string' },
-    });
+/** Path parameters; on GET the other input fields as query parameters (named after `rename`); Idempotency-Key on writes. */
+function parameters(route: Route): ZodOpenApiParameters {
+  const shape = route.tool.input.shape as Shape;
+  const fieldOf = (name: string) => route.rename?.[name] ?? name;
+  const inPath = pathParams(route.path);
+  const pathFields = new Set(inPath.map(fieldOf));
+  const params: ZodOpenApiParameters = {};
+  if (inPath.length > 0) {
+    params.path = z.object(
+      Object.fromEntries(inPath.map((name) => [name, shape[fieldOf(name)] ?? z.string()])),
+    );
   }
-  if (route.method !== 'GET') return params;
-  for (const field of Object.keys(shape)) {
-    if (inPath.has(toQuery.get(field) ?? field) || inPath.has(field)) continue;
-    const name = toQuery.get(field) ?? field;
-    const schema = { ...(inputSchema.properties?.[field] ?? {}) };
-    const description = schema.description;
-    delete schema.description;
-    params.push({
-      name,
-      in: 'query',
-      required: required.has(field) && !('default' in schema),
-      ...(description ? { description } : {}),
-      schema,
-      ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
-    });
-  }
-  if (route.envelope === 'page') {
-    params.push({
-      name: 'format',
-      in: 'query',
-      required: false,
-      description: 'csv returns the page as CSV (as does Accept: text/csv).',
-      schema: { type: 'string', enum: ['json', 'csv'] },
-    });
+  if (route.method === 'GET') {
+    const toQuery = new Map(Object.entries(route.rename ?? {}).map(([q, f]) => [f, q]));
+    const query: Shape = {};
+    for (const [field, schema] of Object.entries(shape)) {
+      if (!pathFields.has(field)) query[toQuery.get(field) ?? field] = schema;
+    }
+    if (route.envelope === 'page') query.format = csvFormat;
+    if (Object.keys(query).length > 0) params.query = z.object(query);
+  } else {
+    params.header = z.object({ 'Idempotency-Key': idempotencyKey });
   }
   return params;
 }
 
-function successSchema(route: Route): JsonSchema {
-  const out = schemaOf(route.tool.output, 'output') as { properties?: Record<string, JsonSchema> };
-  if (route.envelope === 'page') {
-    return {
-      type: 'object',
-      required: ['count', 'results'],
-      properties: {
-        count: { type: 'integer' },
-        next: { type: ['string', 'null'], format: 'uri' },
-        previous: { type: ['string', 'null'], format: 'uri' },
-        results: out.properties?.results ?? { type: 'array' },
-      },
-    };
-  }
-  if (route.envelope === 'results') return out.properties?.results ?? { type: 'array' };
-  return out;
-}
-
-function operation(route: Route): JsonSchema {
-  const tool: AnyTool = route.tool;
-  const op: JsonSchema = {
-    operationId: tool.name,
-    summary: route.summary,
-    description: tool.description,
-    tags: [route.path.split('/')[1] === 'beta' ? 'beta investment' : (route.path.split('/')[2] ?? 'v1')],
-    security: [{ bearer: [] }],
-    parameters: parameters(route),
-    responses: {
-      [String(route.status ?? 200)]: {
-        description: 'Success',
-        content: {
-          'application/json': { schema: successSchema(route) },
-          ...(route.envelope === 'page' ? { 'text/csv': { schema: { type: 'string' } } } : {}),
-        },
-      },
-      '400': problemResponse('Invalid or missing parameter'),
-      '401': problemResponse('Missing, invalid, expired or revoked token'),
-      '403': problemResponse('Permission denied'),
-      '404': problemResponse('Not found, or page out of range'),
-      '429': problemResponse('Rate limit exceeded'),
-    },
+/** A JSON body on POST, PATCH and PUT: the whole input for `merge`, one field's schema for `{ field }`. */
+function requestBody(route: Route): ZodOpenApiRequestBodyObject | undefined {
+  if (route.method === 'GET' || route.method === 'DELETE') return undefined;
+  const schema =
+    typeof route.body === 'object'
+      ? ((route.tool.input.shape as Shape)[route.body.field] ?? z.unknown())
+      : route.tool.input;
+  return {
+    required: route.method === 'PATCH' || route.method === 'PUT' || route.status === 201,
+    content: { 'application/json': { schema } },
   };
-  if (route.method !== 'GET') {
-    if (route.method !== 'DELETE') {
-      op.requestBody = {
-        required: route.method === 'PATCH' || route.method === 'PUT' || route.status === 201,
-        content: { 'application/json': { schema: schemaOf(route.tool.input, 'input') } },
-      };
-    }
-    op.parameters = [
-      ...(op.parameters as JsonSchema[]),
-      {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description: 'Replays the first response for 24 hours instead of writing twice.',
-        schema: { type: 'string', maxLength: 255 },
-      },
-    ];
-  }
-  return op;
 }
 
-/** The OpenAPI 3.1 document, generated from the route table and the tools' Zod schemas. */
-export function openApiDocument(routes: readonly Route[], serverUrl: string): JsonSchema {
-  const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const route of routes) {
-    const path = route.path.replace(/:(\w+)/g, '{$1}');
-    paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = operation(route);
+/** The tool's output in the route's envelope (rest/adapter.ts `payload`). */
+function successSchema(route: Route): z.ZodType {
+  const results = (route.tool.output as z.ZodObject).shape?.results as z.ZodType | undefined;
+  if (route.envelope === 'page') {
+    return z.object({
+      count: z.int().min(0),
+      next: z.url().nullable(),
+      previous: z.url().nullable(),
+      results: results ?? z.array(z.unknown()),
+    });
   }
-  paths['/o/token/'] = {
+  if (route.envelope === 'results') return results ?? z.array(z.unknown());
+  return route.tool.output;
+}
+
+/** The success response (with CSV beside JSON on page routes) and the problem+json errors. */
+function responses(route: Route): ZodOpenApiResponsesObject {
+  return {
+    [String(route.status ?? 200)]: {
+      description: 'Success',
+      content: {
+        'application/json': { schema: successSchema(route) },
+        ...(route.envelope === 'page' ? { 'text/csv': { schema: z.string() } } : {}),
+      },
+    },
+    ...errorResponses,
+  };
+}
+
+function tag(path: string): string {
+  const [, first, second] = path.split('/');
+  return first === 'beta' ? 'beta investment' : (second ?? 'v1');
+}
+
+function operation(route: Route): ZodOpenApiOperationObject {
+  const body = requestBody(route);
+  return {
+    operationId: route.tool.name,
+    summary: route.summary,
+    description: route.tool.description,
+    tags: [tag(route.path)],
+    security: [{ bearer: [] }],
+    requestParams: parameters(route),
+    ...(body ? { requestBody: body } : {}),
+    responses: responses(route),
+  };
+}
+
+/** The client-credentials token endpoint, served by auth/ rather than by a tool. */
+const tokenPath: ZodOpenApiPathsObject = {
+  '/o/token/': {
     post: {
       operationId: 'token',
       summary: 'Exchange client credentials for a bearer token',
@@ -166,11 +152,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
         required: true,
         content: {
           'application/x-www-form-urlencoded': {
-            schema: {
-              type: 'object',
-              required: ['grant_type'],
-              properties: { grant_type: { type: 'string', enum: ['client_credentials'] } },
-            },
+            schema: z.object({ grant_type: z.literal('client_credentials') }),
           },
         },
       },
@@ -179,16 +161,12 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
           description: 'A bearer token',
           content: {
             'application/json': {
-              schema: {
-                type: 'object',
-                required: ['access_token', 'expires_in', 'token_type', 'scope'],
-                properties: {
-                  access_token: { type: 'string' },
-                  expires_in: { type: 'integer', const: 3600 },
-                  token_type: { type: 'string', const: 'Bearer' },
-                  scope: { type: 'string', const: 'read write' },
-                },
-              },
+              schema: z.object({
+                access_token: z.string(),
+                expires_in: z.literal(3600),
+                token_type: z.literal('Bearer'),
+                scope: z.literal('read write'),
+              }),
             },
           },
         },
@@ -196,25 +174,37 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
         '401': { description: 'RFC 6749 invalid_client' },
       },
     },
-  };
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Portfolio Data Service',
-      version: '1.0.0',
-      description:
-        'Portfolio-company data of one investment firm. Get a token at /o/token/ with client credentials ' +
-        '(HTTP Basic), then send it as `Authorization: Bearer <token>`. Lists are paginated (page, ' +
-        'page_size ≤ 100) and also answer CSV. Errors are RFC 9457 problem+json.',
-    },
-    servers: [{ url: serverUrl }],
-    components: {
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer' },
-        basic: { type: 'http', scheme: 'basic' },
+  },
+};
+
+/** The OpenAPI 3.1 document, generated from the route table and the tools' Zod schemas. */
+export function openApiDocument(routes: readonly Route[], serverUrl: string): oas31.OpenAPIObject {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
+  }
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Portfolio Data Service',
+        version: '1.0.0',
+        description:
+          'Portfolio-company data of one investment firm. Get a token at /o/token/ with client credentials ' +
+          '(HTTP Basic), then send it as `Authorization: Bearer <token>`. Lists are paginated (page, ' +
+          'page_size ≤ 100) and also answer CSV. Errors are RFC 9457 problem+json.',
       },
-      schemas: { Problem: problem },
+      servers: [{ url: serverUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          basic: { type: 'http', scheme: 'basic' },
+        },
+      },
+      paths: { ...paths, ...tokenPath },
     },
-    paths,
-  };
+    // Tool schemas may hold transforms and other shapes JSON Schema cannot state; they render as `{}`.
+    { allowEmptySchema: { custom: true, transform: true, pipe: true } },
+  );
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
+import { commands, main } from '../cli/main.ts';
 import { tokenHash, verifySecret } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import { openDb } from '../db/knex.ts';
@@ -116,6 +117,27 @@ function rowCounts(url: string): Promise<Record<string, number>> {
   });
 }
 
+/** Runs `portfolio ARGS` in this process, for the many cases that never reach the database. */
+async function inProcess(databaseUrl: string, args: string[]): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    out: (text) => {
+      stdout += text;
+    },
+    err: (text) => {
+      stderr += text;
+    },
+    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Help text with its line wrapping undone. */
+function unwrapped(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
 interface Serving {
   child: ChildProcess;
   result: Promise<Result>;
@@ -205,6 +227,69 @@ describe('portfolio command line', function () {
       ]) {
         expect(r.stdout).to.include(`  ${name} `);
       }
+    });
+  });
+
+  describe('help', () => {
+    it('"portfolio <command> --help" describes every option and argument of each command, and exits 0', async () => {
+      const unused = `sqlite:${join(dir, 'never', 'unused.db')}`;
+      for (const command of commands) {
+        const r = await inProcess(unused, [...command.name.split(' '), '--help']);
+        expect(r.code, command.name).to.equal(0);
+        expect(r.stderr).to.equal('');
+        expect(r.stdout).to.match(new RegExp(`^Usage: portfolio ${command.name} `));
+        const text = unwrapped(r.stdout);
+        expect(text).to.include(command.summary);
+        for (const [name, spec] of Object.entries(command.options)) {
+          expect(r.stdout, `${command.name} --${name}`).to.match(new RegExp(`^  --${name}( <[^>]+>)? `, 'm'));
+          expect(text, `${command.name} --${name}`).to.include(spec.description);
+        }
+        for (const [name, description] of Object.entries(command.arguments ?? {})) {
+          expect(r.stdout, `${command.name} ${name}`).to.match(new RegExp(`^  ${name} `, 'm'));
+          expect(text).to.include(description);
+        }
+        expect(r.stdout).to.match(/^ {2}--json /m);
+        expect(r.stdout).to.match(/^ {2}-h, --help /m);
+      }
+      expect(existsSync(join(dir, 'never'))).to.equal(false);
+    });
+
+    it('lists the subcommands of a group under "portfolio <group> --help" and "portfolio help <group>"', async () => {
+      const unused = `sqlite:${join(dir, 'never', 'unused.db')}`;
+      for (const argv of [
+        ['users', '--help'],
+        ['help', 'users'],
+      ]) {
+        const r = await inProcess(unused, argv);
+        expect(r.code).to.equal(0);
+        expect(r.stdout).to.match(/^Usage: portfolio users /);
+        expect(r.stdout).to.match(/^ {2}create .* create a user of a firm$/m);
+        expect(r.stdout).to.match(/^ {2}list .* list a firm's users$/m);
+      }
+    });
+
+    it('answers -h and "portfolio help" with the same command list as --help', async () => {
+      const unused = `sqlite:${join(dir, 'never', 'unused.db')}`;
+      const [long, short, word] = await Promise.all(
+        [['--help'], ['-h'], ['help']].map((argv) => inProcess(unused, argv)),
+      );
+      expect(long.code).to.equal(0);
+      for (const command of commands) expect(long.stdout).to.include(`  ${command.name} `);
+      expect(long.stdout).to.include('Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.');
+      expect(short).to.deep.equal(long);
+      expect(word).to.deep.equal(long);
+    });
+
+    it("refuses an unknown option on every command with exit 2 and the command's usage line", async () => {
+      const unused = `sqlite:${join(dir, 'never', 'unused.db')}`;
+      for (const command of commands) {
+        const r = await inProcess(unused, [...command.name.split(' '), '--frobnicate']);
+        expectUsageError(r, /^portfolio: unknown option --frobnicate$/);
+        expect(r.stderr.split('\n')[1]).to.match(
+          new RegExp(`^usage: portfolio ${command.name} .*\\[--json\\]$`),
+        );
+      }
+      expect(existsSync(join(dir, 'never'))).to.equal(false);
     });
   });
 
@@ -580,6 +665,32 @@ describe('portfolio command line', function () {
       ]);
       expectFailure(again, /^portfolio: token \S+ was already revoked at /);
       expectFailure(unknown, 'no personal access token with id nope');
+    });
+
+    it('revokes a token whose id begins with a dash (from before ids were alphanumeric) after --', async () => {
+      const legacyId = '-legacy_Token_Id';
+      await withDb(accountsUrl, async (db) => {
+        const user = await db('users').where({ email: 'vic@acme.test' }).first();
+        await db('access_tokens').insert({
+          id: legacyId,
+          token_hash: tokenHash('legacy'),
+          kind: 'personal',
+          audience: 'any',
+          firm_id: user.firm_id,
+          user_id: user.id,
+          scope: 'read write',
+          name: 'legacy',
+          created_at: T0,
+          expires_at: '2999-01-01T00:00:00.000Z',
+        });
+      });
+      // Without `--` a word that begins with a dash is an option, as with every other command line.
+      expectUsageError(
+        await cli(accountsUrl, ['tokens', 'revoke', legacyId]),
+        /^portfolio: unknown option -legacy_Token_Id$/,
+      );
+      const revoked = await cli(accountsUrl, ['tokens', 'revoke', '--json', '--', legacyId]);
+      expect(json(revoked)).to.deep.equal({ id: legacyId, revoked: true });
     });
   });
 

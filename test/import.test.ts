@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { CliError, parseCommandArgs } from '../cli/args.ts';
 import { importCommand } from '../cli/commands/import.ts';
 import { parseCsv } from '../cli/csv.ts';
+import { CliError } from '../cli/errors.ts';
+import { parseCommandArgs } from '../cli/program.ts';
 import { standardCategoryId } from '../core/categories.ts';
 import { systemClock } from '../core/clock.ts';
 import { createRepos } from '../db/repos/index.ts';
@@ -68,12 +69,7 @@ for (const dialect of dialects) {
         },
         env: {},
       };
-      const args = parseCommandArgs(
-        argv,
-        importCommand.options,
-        importCommand.positionals ?? [],
-        importCommand.usage,
-      );
+      const args = await parseCommandArgs(importCommand, argv);
       let code = 0;
       try {
         await importCommand.run(
@@ -490,6 +486,25 @@ for (const dialect of dialects) {
         expect(res.stderr).to.equal('');
         expect(res.stdout).to.equal('created 1, updated 0, skipped 0\n');
         expect(res.status).to.equal(0);
+      });
+
+      it('draws a progress bar when stderr is a terminal', function () {
+        // util-linux `script` gives the command a pseudo-terminal.
+        if (spawnSync('script', ['--version']).status !== 0) this.skip();
+        const csv = file(
+          'tty.csv',
+          'company_slug,category,date,cadence,value,currency\ngamma-grid,revenue,2023-12-31,year,66,USD\n',
+        );
+        const command = [process.execPath, BIN, 'import', csv, '--firm', 'alpha']
+          .map((a) => `'${a}'`)
+          .join(' ');
+        const res = spawnSync('script', ['-qec', command, '/dev/null'], {
+          env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
+          encoding: 'utf8',
+        });
+        expect(res.status, res.stdout).to.equal(0);
+        expect(res.stdout).to.match(/importing \S+tty\.csv \[=+\] 100% 1\/1/);
+        expect(res.stdout).to.include('created 1, updated 0, skipped 0');
       });
     }
   });

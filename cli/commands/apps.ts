@@ -3,12 +3,21 @@ import { defineCommand, output, table } from '../command.ts';
 
 export const appsCreate = defineCommand({
   name: 'apps create',
-  usage: '--firm S --user E --name N [--json]',
   summary: "create an OAuth application (client credentials) acting with the user's permissions",
   options: {
-    firm: { type: 'string', required: true },
-    user: { type: 'string', required: true },
-    name: { type: 'string', required: true },
+    firm: {
+      type: 'string',
+      value: 'slug',
+      required: true,
+      description: 'the firm the application belongs to',
+    },
+    user: {
+      type: 'string',
+      value: 'email',
+      required: true,
+      description: 'the member of the firm whose permissions it acts with',
+    },
+    name: { type: 'string', value: 'name', required: true, description: 'a name to recognise it by' },
   },
   async run(ctx, args) {
     const app = await createApplication(ctx.repos, ctx.clock, {
@@ -27,9 +36,8 @@ export const appsCreate = defineCommand({
 
 export const appsList = defineCommand({
   name: 'apps list',
-  usage: '--firm S [--json]',
   summary: "list a firm's OAuth applications",
-  options: { firm: { type: 'string', required: true } },
+  options: { firm: { type: 'string', value: 'slug', required: true, description: 'the firm' } },
   async run(ctx, args) {
     const apps = await listApplications(ctx.repos, args.need('firm'));
     output(ctx, apps, () =>
@@ -44,10 +52,9 @@ export const appsList = defineCommand({
 
 export const appsRevoke = defineCommand({
   name: 'apps revoke',
-  usage: 'CLIENT_ID [--json]',
   summary: 'revoke an application and every token issued to it',
   options: {},
-  positionals: ['CLIENT_ID'],
+  arguments: { CLIENT_ID: 'the client_id of the application, as "apps list" shows it' },
   async run(ctx, args) {
     const clientId = args.positionals[0]!;
     await revokeApplication(ctx.repos, ctx.clock, clientId);

@@ -1,10 +1,9 @@
 import { isDatabaseEmpty, seedDemo } from '../../db/seeds/demo.ts';
-import { CliError, UsageError } from '../args.ts';
 import { defineCommand, output, table } from '../command.ts';
+import { CliError, UsageError } from '../errors.ts';
 
 export const migrate = defineCommand({
   name: 'migrate',
-  usage: '[--json]',
   summary: 'bring the database schema up to date',
   options: {},
   async run(ctx) {
@@ -18,12 +17,12 @@ export const migrate = defineCommand({
 
 export const seed = defineCommand({
   name: 'seed',
-  usage: '--demo [--json]',
   summary: 'load the demo data into an empty database',
-  options: { demo: { type: 'boolean' } },
+  options: {
+    demo: { type: 'boolean', description: 'the demo data (the only kind there is, asked for by name)' },
+  },
   async run(ctx, args) {
-    if (!args.flag('demo'))
-      throw new UsageError('seed needs --demo', 'usage: portfolio seed --demo [--json]');
+    if (!args.flag('demo')) throw new UsageError('seed needs --demo');
     // Seeding twice would collide with the first run's rows, and seeding beside real data would mix
     // fixed demo credentials into it: only an empty database is seeded.
     if (!(await isDatabaseEmpty(ctx.db))) {

@@ -3,7 +3,6 @@ import { defineCommand, output } from '../command.ts';
 
 export const demoRemove = defineCommand({
   name: 'demo remove',
-  usage: '[--json]',
   summary: 'remove the demo data: every seeded firm with everything it owns, and every seeded credential',
   options: {},
   async run(ctx) {

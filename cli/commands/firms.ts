@@ -4,12 +4,23 @@ import { defineCommand, output, table } from '../command.ts';
 
 export const firmsCreate = defineCommand({
   name: 'firms create',
-  usage: '--name N --slug S --currency CUR [--json]',
   summary: 'create a firm (currency: its preferred currency)',
   options: {
-    name: { type: 'string', required: true },
-    slug: { type: 'string', required: true },
-    currency: { type: 'string', required: true, choices: CURRENCY_CODES, upperCase: true },
+    name: { type: 'string', value: 'name', required: true, description: 'the display name' },
+    slug: {
+      type: 'string',
+      value: 'slug',
+      required: true,
+      description: 'the short unique name other commands select it by',
+    },
+    currency: {
+      type: 'string',
+      value: 'code',
+      required: true,
+      choices: CURRENCY_CODES,
+      upperCase: true,
+      description: 'its preferred currency, an ISO 4217 code such as USD or eur',
+    },
   },
   async run(ctx, args) {
     const firm = await createFirm(ctx.repos, ctx.clock, {
@@ -25,7 +36,6 @@ export const firmsCreate = defineCommand({
 
 export const firmsList = defineCommand({
   name: 'firms list',
-  usage: '[--json]',
   summary: 'list every firm',
   options: {},
   async run(ctx) {

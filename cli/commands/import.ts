@@ -1,41 +1,45 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import cliProgress from 'cli-progress';
 import { type ImportCounts, ImportRejected, importData } from '../../db/import.ts';
-import { CliError } from '../args.ts';
 import { defineCommand, output } from '../command.ts';
+import { CliError } from '../errors.ts';
 import { parseImportFile } from '../import.ts';
 
 /** At most this many problems are printed; the rest are counted. */
 const SHOWN_PROBLEMS = 20;
 
-/** A progress bar redrawn in place on stderr, only when stderr is a terminal. */
-function progressBar(label: string): { update(done: number, total: number): void; end(): void } {
-  const stream = process.stderr;
+/** A progress bar on stderr when it is a terminal; nothing at all otherwise (pipes, logs, tests). */
+function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
   if (!stream.isTTY) return { update() {}, end() {} };
-  let last = -1;
+  const bar = new cliProgress.SingleBar(
+    { stream, format: `${label} [{bar}] {percentage}% {value}/{total}`, hideCursor: true },
+    cliProgress.Presets.legacy,
+  );
+  let started = false;
   return {
-    update(done, total) {
-      const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
-      if (percent === last && done !== total) return;
-      last = percent;
-      const width = 30;
-      const filled = Math.round((percent / 100) * width);
-      stream.write(
-        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% ${done}/${total}`,
-      );
+    update(done: number, total: number) {
+      if (started) {
+        bar.setTotal(total);
+        bar.update(done);
+      } else {
+        bar.start(total, done);
+        started = true;
+      }
     },
     end() {
-      if (last >= 0) stream.write('\n');
+      if (started) bar.stop();
     },
   };
 }
 
 export const importCommand = defineCommand({
   name: 'import',
-  usage: 'FILE --firm S [--json]',
   summary: 'load a JSON bundle or a metrics CSV into a firm, all or nothing',
-  options: { firm: { type: 'string', required: true } },
-  positionals: ['FILE'],
+  options: {
+    firm: { type: 'string', value: 'slug', required: true, description: 'the firm to load into' },
+  },
+  arguments: { FILE: 'a JSON bundle (.json) or a metrics CSV (.csv)' },
   async run(ctx, args) {
     const file = args.positionals[0]!;
     const firm = await ctx.repos.firms.getBySlug(args.need('firm'));

@@ -3,7 +3,6 @@ import { defineCommand, output } from '../command.ts';
 
 export const pruneCommand = defineCommand({
   name: 'prune',
-  usage: '[--json]',
   summary: 'delete expired codes, sessions, tokens, idempotency keys and abandoned client registrations',
   options: {},
   async run(ctx) {

@@ -2,8 +2,8 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { type DemoMark, remainingDemoData } from '../../db/demo.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import { DEMO, isDatabaseEmpty, seedDemo } from '../../db/seeds/demo.ts';
-import { CliError } from '../args.ts';
 import { defineCommand } from '../command.ts';
+import { CliError } from '../errors.ts';
 
 const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -65,7 +65,6 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 
 export const serve = defineCommand({
   name: 'serve',
-  usage: '[--json]',
   summary: 'serve REST, beta and MCP (seeds the demo data into an empty database on a loopback host)',
   options: {},
   async run(ctx) {

@@ -8,12 +8,16 @@ import { defineCommand, output, table } from '../command.ts';
 
 export const tokensCreate = defineCommand({
   name: 'tokens create',
-  usage: `--user E [--days N (1-${MAX_TOKEN_DAYS}, default ${MAX_TOKEN_DAYS})] [--name N] [--json]`,
   summary: 'create a personal access token (REST and MCP) for clients that cannot do OAuth',
   options: {
-    user: { type: 'string', required: true },
-    days: { type: 'string', integer: { min: 1, max: MAX_TOKEN_DAYS } },
-    name: { type: 'string' },
+    user: { type: 'string', value: 'email', required: true, description: 'the user the token acts as' },
+    days: {
+      type: 'string',
+      value: 'n',
+      integer: { min: 1, max: MAX_TOKEN_DAYS },
+      description: `days until it expires, 1 to ${MAX_TOKEN_DAYS} (default ${MAX_TOKEN_DAYS})`,
+    },
+    name: { type: 'string', value: 'name', description: 'a name to recognise it by' },
   },
   async run(ctx, args) {
     const created = await createPersonalToken(ctx.repos, ctx.clock, {
@@ -32,9 +36,8 @@ export const tokensCreate = defineCommand({
 
 export const tokensList = defineCommand({
   name: 'tokens list',
-  usage: '--user E [--json]',
   summary: "list a user's personal access tokens",
-  options: { user: { type: 'string', required: true } },
+  options: { user: { type: 'string', value: 'email', required: true, description: 'the user' } },
   async run(ctx, args) {
     const tokens = await listPersonalTokens(ctx.repos, args.need('user'));
     const now = ctx.clock.now().toISOString();
@@ -52,10 +55,9 @@ export const tokensList = defineCommand({
 
 export const tokensRevoke = defineCommand({
   name: 'tokens revoke',
-  usage: 'ID [--json]',
   summary: 'revoke a personal access token',
   options: {},
-  positionals: ['ID'],
+  arguments: { ID: 'the id of the token, as "tokens list" shows it' },
   async run(ctx, args) {
     const id = args.positionals[0]!;
     await revokePersonalToken(ctx.repos, ctx.clock, id);

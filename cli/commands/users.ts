@@ -10,20 +10,32 @@ function access(u: UserSummary): string {
 
 export const usersCreate = defineCommand({
   name: 'users create',
-  usage:
-    '--firm S --email E --password P --role admin|editor|viewer [--first-name F --last-name L] ' +
-    '[--companies slug,slug] [--no-documents] [--cap-table] [--json]',
   summary: 'create a user of a firm',
   options: {
-    firm: { type: 'string', required: true },
-    email: { type: 'string', required: true },
-    password: { type: 'string', required: true },
-    role: { type: 'string', required: true, choices: ROLES },
-    'first-name': { type: 'string' },
-    'last-name': { type: 'string' },
-    companies: { type: 'string' },
-    'no-documents': { type: 'boolean' },
-    'cap-table': { type: 'boolean' },
+    firm: { type: 'string', value: 'slug', required: true, description: 'the firm the user belongs to' },
+    email: { type: 'string', value: 'email', required: true, description: 'the sign-in email' },
+    password: {
+      type: 'string',
+      value: 'password',
+      required: true,
+      description: 'the sign-in password, at least 10 characters',
+    },
+    role: {
+      type: 'string',
+      value: 'role',
+      required: true,
+      choices: ROLES,
+      description: 'what the user may do',
+    },
+    'first-name': { type: 'string', value: 'name', description: 'first name' },
+    'last-name': { type: 'string', value: 'name', description: 'last name' },
+    companies: {
+      type: 'string',
+      value: 'slug,slug',
+      description: 'only these companies (comma-separated slugs); all companies when left out',
+    },
+    'no-documents': { type: 'boolean', description: 'no access to documents' },
+    'cap-table': { type: 'boolean', description: 'may edit the cap table (admins may without it)' },
   },
   async run(ctx, args) {
     const companies = args.string('companies');
@@ -44,9 +56,8 @@ export const usersCreate = defineCommand({
 
 export const usersList = defineCommand({
   name: 'users list',
-  usage: '--firm S [--json]',
   summary: "list a firm's users",
-  options: { firm: { type: 'string', required: true } },
+  options: { firm: { type: 'string', value: 'slug', required: true, description: 'the firm' } },
   async run(ctx, args) {
     const users = await listUsers(ctx.repos, args.need('firm'));
     output(ctx, users, () =>
