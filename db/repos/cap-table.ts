@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
 import { latestRates, type RateProbe } from './fx-rates.ts';
-import { bool, chunk, type QB, scoped } from './util.ts';
+import { bool, chunk, insertBatched, type QB, scoped } from './util.ts';
 
 /** A money amount as stored: four columns (`<prefix>_value` …) or one object inside `details` JSON. */
 export interface StoredMoney {
@@ -189,6 +189,51 @@ function parseDetails(text: unknown): Record<string, unknown> {
   }
 }
 
+/** The columns of a round that a later import may change. */
+function financingFieldsRow(round: NewFinancing): Raw {
+  return {
+    name: round.name,
+    closing_date: round.closing_date,
+    ...writeMoney('pre_money', round.pre_money),
+    ...writeMoney('round_size', round.round_size),
+    round_size_converted_value: round.round_size_converted_value,
+    fully_diluted_shares: round.fully_diluted_shares,
+    is_crypto: round.is_crypto,
+    liquidation_multiple: round.liquidation_multiple,
+    cap_multiple: round.cap_multiple,
+    seniority_position: round.seniority_position,
+    participation_type: round.participation_type,
+  };
+}
+
+function financingRow(firmId: string, round: NewFinancing): Raw {
+  return {
+    id: round.id,
+    firm_id: firmId,
+    company_id: round.company_id,
+    ...financingFieldsRow(round),
+    created_at: round.created_at,
+  };
+}
+
+function coInvestorRows(round: NewFinancing): Raw[] {
+  return round.co_investors.map((c, position) => ({
+    id: newId(),
+    financing_id: round.id,
+    name: c.name,
+    is_lead: c.is_lead,
+    position,
+  }));
+}
+
+function pariPassuRows(round: NewFinancing): Raw[] {
+  return round.pari_passu_ids.map((other, position) => ({
+    financing_id: round.id,
+    other_financing_id: other,
+    position,
+  }));
+}
+
 /** Batches of ids small enough for any database's bound-parameter limit. */
 const ID_BATCH = 500;
 
@@ -344,46 +389,42 @@ export function capTableRepo(db: Knex) {
     ): Promise<void> {
       await db.transaction(async (trx) => {
         for (const [i, round] of rounds.entries()) {
-          await trx('financings').insert({
-            id: round.id,
-            firm_id: firmId,
-            company_id: round.company_id,
-            name: round.name,
-            closing_date: round.closing_date,
-            ...writeMoney('pre_money', round.pre_money),
-            ...writeMoney('round_size', round.round_size),
-            round_size_converted_value: round.round_size_converted_value,
-            fully_diluted_shares: round.fully_diluted_shares,
-            is_crypto: round.is_crypto,
-            liquidation_multiple: round.liquidation_multiple,
-            cap_multiple: round.cap_multiple,
-            seniority_position: round.seniority_position,
-            participation_type: round.participation_type,
-            created_at: round.created_at,
-          });
-          if (round.co_investors.length > 0) {
-            await trx('financing_co_investors').insert(
-              round.co_investors.map((c, position) => ({
-                id: newId(),
-                financing_id: round.id,
-                name: c.name,
-                is_lead: c.is_lead,
-                position,
-              })),
-            );
-          }
-          if (round.pari_passu_ids.length > 0) {
-            await trx('financing_pari_passu').insert(
-              round.pari_passu_ids.map((other, position) => ({
-                financing_id: round.id,
-                other_financing_id: other,
-                position,
-              })),
-            );
-          }
+          await trx('financings').insert(financingRow(firmId, round));
+          await insertBatched(trx, 'financing_co_investors', coInvestorRows(round));
+          await insertBatched(trx, 'financing_pari_passu', pariPassuRows(round));
           await options.afterInsert?.(i);
         }
       });
+    },
+
+    /**
+     * Inserts rounds in bulk inside the caller's transaction: the rounds, their co-investors, then
+     * their pari passu links, which may point at any round of the same call.
+     */
+    async insertFinancings(firmId: string, rounds: readonly NewFinancing[]): Promise<void> {
+      await insertBatched(
+        db,
+        'financings',
+        rounds.map((r) => financingRow(firmId, r)),
+      );
+      await insertBatched(db, 'financing_co_investors', rounds.flatMap(coInvestorRows));
+      await insertBatched(db, 'financing_pari_passu', rounds.flatMap(pariPassuRows));
+    },
+
+    /** Rewrites stored rounds (by id) whole: their fields, co-investors and pari passu links. */
+    async replaceFinancings(rounds: readonly NewFinancing[]): Promise<void> {
+      for (const round of rounds) {
+        await db('financings').where({ id: round.id }).update(financingFieldsRow(round));
+      }
+      for (const ids of chunk(
+        rounds.map((r) => r.id),
+        ID_BATCH,
+      )) {
+        await db('financing_co_investors').whereIn('financing_id', ids).delete();
+        await db('financing_pari_passu').whereIn('financing_id', ids).delete();
+      }
+      await insertBatched(db, 'financing_co_investors', rounds.flatMap(coInvestorRows));
+      await insertBatched(db, 'financing_pari_passu', rounds.flatMap(pariPassuRows));
     },
 
     /** The visible financings with these ids, in no particular order. */
