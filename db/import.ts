@@ -12,8 +12,10 @@ import {
 import { convertDecimal, isDecimal } from '../core/decimal.ts';
 import type { Firm } from '../core/principal.ts';
 import { newId } from './ids.ts';
-import { type StoredMoney, writeMoney } from './repos/cap-table.ts';
-import { latestRates, rateKey } from './repos/fx-rates.ts';
+import type { FinancingRecord, NewFinancing, StoredMoney } from './repos/cap-table.ts';
+import { rateKey } from './repos/fx-rates.ts';
+import { createRepos, type Repos } from './repos/index.ts';
+import { datumKey, type NewDatum, type ValueChange } from './repos/metric-writes.ts';
 import { bool, chunk } from './repos/util.ts';
 
 /** One thing wrong with the input, located as the user can find it (`line 7`, `metrics[3]`). */
@@ -144,11 +146,34 @@ function suggestion(input: string, candidates: Iterable<string>): string {
     : '';
 }
 
+/** A stored company, with the columns an import may set. */
+type CompanyRow = { id: string; slug: string; reporting_currency: string } & Partial<
+  Record<CompanyField, string | null>
+>;
+
 interface CompanyRecord {
   id: string;
   slug: string;
   reporting_currency: string;
-  stored?: Record<string, unknown>;
+  stored?: CompanyRow;
+}
+
+interface BudgetRow {
+  id: string;
+  company_id: string;
+  name: string;
+  date: string;
+  color: string | null;
+  description: string | null;
+}
+
+interface CategoryRow {
+  id: string;
+  name: string;
+  is_standard: unknown;
+  category_type: string;
+  is_point_in_time: unknown;
+  choices: string | null;
 }
 
 interface Category {
@@ -163,7 +188,7 @@ interface Category {
 /** What the checks resolved, ready to write. */
 interface Plan {
   companies: { item: ImportCompany; record: CompanyRecord }[];
-  budgets: { item: ImportBudget; id: string; companyId: string; existing?: Record<string, unknown> }[];
+  budgets: { item: ImportBudget; id: string; companyId: string; existing?: BudgetRow }[];
   metrics: { item: ImportMetric; companyId: string; category: Category; budgetId: string | null }[];
   notes: { item: ImportNote; companyId: string; authorId: string }[];
   financings: {
@@ -175,38 +200,45 @@ interface Plan {
   }[];
 }
 
-async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportProblem[]): Promise<Plan> {
-  const problem = (item: Located, message: string) =>
-    problems.push({ order: item.order, where: item.where, message });
-  const plan: Plan = { companies: [], budgets: [], metrics: [], notes: [], financings: [] };
+/** What every step of the checks shares. */
+interface Checks {
+  db: Knex;
+  firm: Firm;
+  plan: Plan;
+  problem(item: Located, message: string): void;
+  /** The item's company, or undefined after reporting its unknown slug. */
+  companyOf(item: Located & { company_slug: string }): CompanyRecord | undefined;
+}
 
-  // Companies: by slug, the stored ones and the ones this import creates.
-  const storedCompanies = (await db('companies').where({ firm_id: firm.id })) as Record<string, unknown>[];
+/** Companies by slug, the stored ones and the ones this import creates. */
+async function checkCompanies(
+  checks: Omit<Checks, 'companyOf'>,
+  items: ImportCompany[],
+): Promise<Map<string, CompanyRecord>> {
+  const { db, firm, plan, problem } = checks;
+  const stored = (await db('companies')
+    .where({ firm_id: firm.id })
+    .select('id', 'slug', ...COMPANY_FIELDS)) as CompanyRow[];
   const companies = new Map<string, CompanyRecord>(
-    storedCompanies.map((c) => [
-      c.slug as string,
-      {
-        id: c.id as string,
-        slug: c.slug as string,
-        reporting_currency: c.reporting_currency as string,
-        stored: c,
-      },
+    stored.map((c) => [
+      c.slug,
+      { id: c.id, slug: c.slug, reporting_currency: c.reporting_currency, stored: c },
     ]),
   );
-  const firstCompany = new Map<string, ImportCompany>();
-  for (const item of data.companies) {
-    const earlier = firstCompany.get(item.slug);
+  const first = new Map<string, ImportCompany>();
+  for (const item of items) {
+    const earlier = first.get(item.slug);
     if (earlier) {
       problem(item, `slug "${item.slug}" appears twice (first at ${earlier.where})`);
       continue;
     }
-    firstCompany.set(item.slug, item);
-    const stored = companies.get(item.slug);
-    if (!stored && !item.fields.name) {
+    first.set(item.slug, item);
+    const existing = companies.get(item.slug);
+    if (!existing && !item.fields.name) {
       problem(item, `name is required to create the company "${item.slug}"`);
       continue;
     }
-    const record = stored ?? {
+    const record = existing ?? {
       id: newId(),
       slug: item.slug,
       reporting_currency: item.fields.reporting_currency ?? firm.preferred_currency,
@@ -214,29 +246,23 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
     companies.set(item.slug, record);
     plan.companies.push({ item, record });
   }
-  const company = (item: Located & { company_slug: string }): CompanyRecord | undefined => {
-    const found = companies.get(item.company_slug);
-    if (!found) {
-      problem(
-        item,
-        `company_slug "${item.company_slug}" is not a company of firm ${firm.slug}${suggestion(item.company_slug, companies.keys())}`,
-      );
-    }
-    return found;
-  };
+  return companies;
+}
 
-  // Budgets: one per company and name.
-  const storedBudgets = (await db('budgets').where({ firm_id: firm.id })) as Record<string, unknown>[];
-  const budgets = new Map<string, string>(
-    storedBudgets.map((b) => [`${b.company_id}|${b.name}`, b.id as string]),
-  );
-  const storedBudgetById = new Map(storedBudgets.map((b) => [b.id as string, b]));
-  const firstBudget = new Map<string, ImportBudget>();
-  for (const item of data.budgets) {
-    const owner = company(item);
+/** Budgets, one per company and name; returns the budget ids by `company id|name`. */
+async function checkBudgets(checks: Checks, items: ImportBudget[]): Promise<Map<string, string>> {
+  const { db, firm, plan, problem } = checks;
+  const stored = (await db('budgets')
+    .where({ firm_id: firm.id })
+    .select('id', 'company_id', 'name', 'date', 'color', 'description')) as BudgetRow[];
+  const budgets = new Map(stored.map((b) => [`${b.company_id}|${b.name}`, b.id]));
+  const storedById = new Map(stored.map((b) => [b.id, b]));
+  const first = new Map<string, ImportBudget>();
+  for (const item of items) {
+    const owner = checks.companyOf(item);
     if (!owner) continue;
     const key = `${owner.id}|${item.name}`;
-    const earlier = firstBudget.get(key);
+    const earlier = first.get(key);
     if (earlier) {
       problem(
         item,
@@ -244,116 +270,155 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
       );
       continue;
     }
-    firstBudget.set(key, item);
+    first.set(key, item);
     const id = budgets.get(key) ?? newId();
     budgets.set(key, id);
-    plan.budgets.push({ item, id, companyId: owner.id, existing: storedBudgetById.get(id) });
+    plan.budgets.push({ item, id, companyId: owner.id, existing: storedById.get(id) });
   }
+  return budgets;
+}
 
-  // Metrics: category by standard name or custom metric name; one datum per key.
-  const categoryRows = (await db('metric_categories').where((w) =>
-    w.whereNull('firm_id').orWhere('firm_id', firm.id),
-  )) as Record<string, unknown>[];
+/** The firm's metric categories: standard ones by name, custom ones by their names. */
+async function loadCategories(db: Knex, firm: Firm) {
+  const rows = (await db('metric_categories')
+    .where((w) => w.whereNull('firm_id').orWhere('firm_id', firm.id))
+    .select('id', 'name', 'is_standard', 'category_type', 'is_point_in_time', 'choices')) as CategoryRow[];
   const standard = new Map<string, Category>();
   const custom = new CustomMetricNames<Category>();
-  for (const row of categoryRows) {
+  for (const row of rows) {
     const category: Category = {
-      id: row.id as string,
-      name: row.name as string,
+      id: row.id,
+      name: row.name,
       is_standard: bool(row.is_standard),
-      category_type: row.category_type as string,
+      category_type: row.category_type,
       is_point_in_time: bool(row.is_point_in_time),
       choices: parseChoices(row.choices),
     };
     if (category.is_standard) standard.set(category.name, category);
     else custom.add(category);
   }
-  const categoryNames = [...standard.keys(), ...custom.names()];
-  const firstDatum = new Map<string, ImportMetric>();
-  for (const item of data.metrics) {
-    const owner = company(item);
-    let category: Category | undefined;
-    if (item.category === 'custom') {
-      if (!item.custom_metric) {
-        problem(item, 'custom_metric is required when category is custom: give the custom metric name');
-      } else {
-        category = custom.find(item.custom_metric);
-        if (!category) {
-          problem(
-            item,
-            `custom_metric "${item.custom_metric}" is not a custom metric of firm ${firm.slug}${suggestion(item.custom_metric, custom.names())}`,
-          );
-        }
-      }
-    } else {
-      category =
-        standard.get(item.category) ??
-        standard.get(item.category.toLowerCase()) ??
-        custom.find(item.category);
-      if (!category) {
-        problem(item, `category "${item.category}" is unknown${suggestion(item.category, categoryNames)}`);
-      }
+  return { standard, custom, names: [...standard.keys(), ...custom.names()] };
+}
+type Categories = Awaited<ReturnType<typeof loadCategories>>;
+
+/** A metric's category: a standard name (any case), a custom metric's name, or `custom` with `custom_metric`. */
+function categoryOf(checks: Checks, categories: Categories, item: ImportMetric): Category | undefined {
+  const { firm, problem } = checks;
+  const { standard, custom } = categories;
+  if (item.category === 'custom') {
+    if (!item.custom_metric) {
+      problem(item, 'custom_metric is required when category is custom: give the custom metric name');
+      return undefined;
     }
+    const found = custom.find(item.custom_metric);
+    if (!found) {
+      problem(
+        item,
+        `custom_metric "${item.custom_metric}" is not a custom metric of firm ${firm.slug}${suggestion(item.custom_metric, custom.names())}`,
+      );
+    }
+    return found;
+  }
+  const found =
+    standard.get(item.category) ?? standard.get(item.category.toLowerCase()) ?? custom.find(item.category);
+  if (!found) {
+    problem(item, `category "${item.category}" is unknown${suggestion(item.category, categories.names)}`);
+  }
+  return found;
+}
+
+/** The cadence, value and currency a metric's category asks for. */
+function checkMetricValue(checks: Checks, item: ImportMetric, category: Category): void {
+  const { problem } = checks;
+  const label = category.is_standard ? category.name : `the custom metric ${category.name}`;
+  const cadences: readonly string[] = category.is_point_in_time ? ['point_in_time'] : FLOW_CADENCES;
+  if (!cadences.includes(item.cadence)) {
+    problem(item, `cadence "${item.cadence}" does not fit ${label}: use ${cadences.join(', ')}`);
+  }
+  if (category.category_type === 'select' && !category.choices.includes(item.value)) {
+    problem(item, `value "${item.value}" is not a choice of ${label}: ${category.choices.join(', ')}`);
+  } else if (
+    isNumericKind(category.category_type) &&
+    !(isDecimal(item.value) && item.value === item.value.trim())
+  ) {
+    problem(item, `value "${item.value}" is not a decimal number (such as 1234.56), as ${label} needs`);
+  }
+  if (isMonetary(category.category_type) && !item.currency) {
+    problem(item, `currency is required for ${label} (an amount of money)`);
+  }
+}
+
+/** Metrics: a known category, a fitting value, and one datum per key. */
+async function checkMetrics(
+  checks: Checks,
+  items: ImportMetric[],
+  budgets: Map<string, string>,
+): Promise<void> {
+  const { problem, plan } = checks;
+  const categories = await loadCategories(checks.db, checks.firm);
+  const first = new Map<string, ImportMetric>();
+  for (const item of items) {
+    const owner = checks.companyOf(item);
+    const category = categoryOf(checks, categories, item);
     let budgetId: string | null = null;
     if (owner && item.budget) {
       budgetId = budgets.get(`${owner.id}|${item.budget}`) ?? null;
       if (!budgetId) problem(item, `budget "${item.budget}" is not a budget of ${item.company_slug}`);
     }
     if (!category) continue;
-    const label = category.is_standard ? category.name : `the custom metric ${category.name}`;
-    const cadences: readonly string[] = category.is_point_in_time ? ['point_in_time'] : FLOW_CADENCES;
-    if (!cadences.includes(item.cadence)) {
-      problem(item, `cadence "${item.cadence}" does not fit ${label}: use ${cadences.join(', ')}`);
-    }
-    if (category.category_type === 'select' && !category.choices.includes(item.value)) {
-      problem(item, `value "${item.value}" is not a choice of ${label}: ${category.choices.join(', ')}`);
-    } else if (
-      isNumericKind(category.category_type) &&
-      !(isDecimal(item.value) && item.value === item.value.trim())
-    ) {
-      problem(item, `value "${item.value}" is not a decimal number (such as 1234.56), as ${label} needs`);
-    }
-    if (isMonetary(category.category_type) && !item.currency) {
-      problem(item, `currency is required for ${label} (an amount of money)`);
-    }
+    checkMetricValue(checks, item, category);
     if (!owner || (item.budget && !budgetId)) continue;
-    const key = [owner.id, category.id, item.date, item.cadence, budgetId ?? ''].join('|');
-    const earlier = firstDatum.get(key);
+    const key = datumKey({
+      company_id: owner.id,
+      category_id: category.id,
+      date: item.date,
+      cadence: item.cadence,
+      budget_id: budgetId,
+    });
+    const earlier = first.get(key);
     if (earlier) {
       problem(item, `the same metric (company, category, date, cadence, budget) as ${earlier.where}`);
       continue;
     }
-    firstDatum.set(key, item);
+    first.set(key, item);
     plan.metrics.push({ item, companyId: owner.id, category, budgetId });
   }
+}
 
-  // Notes: the author is a user of the firm.
+/** Notes: the author is a user of the firm. */
+async function checkNotes(checks: Checks, items: ImportNote[]): Promise<void> {
+  const { db, firm, problem, plan } = checks;
   const users = (await db('users').where({ firm_id: firm.id }).select('id', 'email')) as {
     id: string;
     email: string;
   }[];
   const userByEmail = new Map(users.map((u) => [u.email.toLowerCase(), u.id]));
-  for (const item of data.notes) {
-    const owner = company(item);
+  for (const item of items) {
+    const owner = checks.companyOf(item);
     const authorId = userByEmail.get(item.email.toLowerCase());
     if (!authorId) problem(item, `email "${item.email}" is not a user of firm ${firm.slug}`);
     if (owner && authorId) plan.notes.push({ item, companyId: owner.id, authorId });
   }
+}
 
-  // Financings: one per company and name; pari passu rounds by id or name within the same company.
-  const storedFinancings = (await db('financings')
-    .where({ firm_id: firm.id })
-    .select('id', 'company_id', 'name')) as { id: string; company_id: string; name: string }[];
-  const financingByName = new Map(storedFinancings.map((f) => [`${f.company_id}|${f.name}`, f.id]));
-  const financingCompany = new Map(storedFinancings.map((f) => [f.id, f.company_id]));
-  const storedFinancingIds = new Set(storedFinancings.map((f) => f.id));
-  const firstFinancing = new Map<string, ImportFinancing>();
+/** Financings: one per company and name; pari passu rounds by id or name within the same company. */
+async function checkFinancings(checks: Checks, items: ImportFinancing[]): Promise<void> {
+  const { db, firm, problem, plan } = checks;
+  const stored = (await db('financings').where({ firm_id: firm.id }).select('id', 'company_id', 'name')) as {
+    id: string;
+    company_id: string;
+    name: string;
+  }[];
+  const byName = new Map(stored.map((f) => [`${f.company_id}|${f.name}`, f.id]));
+  const companyOfRound = new Map(stored.map((f) => [f.id, f.company_id]));
+  const storedIds = new Set(stored.map((f) => f.id));
+  const first = new Map<string, ImportFinancing>();
   const pending: { item: ImportFinancing; id: string; companyId: string; existing: boolean }[] = [];
-  for (const item of data.financings) {
-    const owner = company(item);
+  for (const item of items) {
+    const owner = checks.companyOf(item);
     if (!owner) continue;
     const key = `${owner.id}|${item.name}`;
-    const earlier = firstFinancing.get(key);
+    const earlier = first.get(key);
     if (earlier) {
       problem(
         item,
@@ -361,20 +426,20 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
       );
       continue;
     }
-    firstFinancing.set(key, item);
-    const storedId = financingByName.get(key);
+    first.set(key, item);
+    const storedId = byName.get(key);
     const id = storedId ?? newId();
-    financingByName.set(key, id);
-    financingCompany.set(id, owner.id);
+    byName.set(key, id);
+    companyOfRound.set(id, owner.id);
     pending.push({ item, id, companyId: owner.id, existing: storedId !== undefined });
   }
+  // Resolved once every round is named, so a round may refer to one further down the import.
   for (const round of pending) {
     const pariPassu: string[] = [];
     for (const ref of round.item.pari_passu_rounds) {
-      const byName = financingByName.get(`${round.companyId}|${ref}`);
-      const byId =
-        storedFinancingIds.has(ref) && financingCompany.get(ref) === round.companyId ? ref : undefined;
-      const other = byName ?? byId;
+      const named = byName.get(`${round.companyId}|${ref}`);
+      const byId = storedIds.has(ref) && companyOfRound.get(ref) === round.companyId ? ref : undefined;
+      const other = named ?? byId;
       if (!other || other === round.id) {
         problem(
           round.item,
@@ -386,36 +451,35 @@ async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportPro
     }
     plan.financings.push({ ...round, pariPassu });
   }
-  return plan;
 }
 
-/** The firm's rate from `from` into its preferred currency on `date` (the latest on or before it). */
-async function rateOn(trx: Knex.Transaction, firm: Firm, from: string, date: string): Promise<string | null> {
-  if (from === firm.preferred_currency) return '1';
-  const rates = await latestRates(trx, firm.id, firm.preferred_currency, [{ currency: from, date }]);
-  return rates.get(rateKey(from, date)) ?? null;
-}
-
-async function storedMoney(
-  trx: Knex.Transaction,
-  firm: Firm,
-  money: ImportMoney | null,
-  date: string,
-): Promise<StoredMoney> {
-  if (!money) return { value: null, currency: null, fx_rate: null, is_custom_rate: null };
-  const custom = money.fx_rate !== null;
-  const rate = custom ? money.fx_rate : money.currency ? await rateOn(trx, firm, money.currency, date) : null;
-  return {
-    value: money.value,
-    currency: money.currency,
-    fx_rate: rate,
-    is_custom_rate: money.currency ? custom : null,
+async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportProblem[]): Promise<Plan> {
+  const problem = (item: Located, message: string) => {
+    problems.push({ order: item.order, where: item.where, message });
   };
-}
-
-function converted(value: string | null, rate: string | null): string | null {
-  if (value === null || rate === null) return null;
-  return convertDecimal(value, rate);
+  const plan: Plan = { companies: [], budgets: [], metrics: [], notes: [], financings: [] };
+  const companies = await checkCompanies({ db, firm, plan, problem }, data.companies);
+  const checks: Checks = {
+    db,
+    firm,
+    plan,
+    problem,
+    companyOf(item) {
+      const found = companies.get(item.company_slug);
+      if (!found) {
+        problem(
+          item,
+          `company_slug "${item.company_slug}" is not a company of firm ${firm.slug}${suggestion(item.company_slug, companies.keys())}`,
+        );
+      }
+      return found;
+    },
+  };
+  const budgets = await checkBudgets(checks, data.budgets);
+  await checkMetrics(checks, data.metrics, budgets);
+  await checkNotes(checks, data.notes);
+  await checkFinancings(checks, data.financings);
+  return plan;
 }
 
 /** Both sides compared as text; null and undefined alike. */
@@ -423,27 +487,17 @@ function same(a: unknown, b: unknown): boolean {
   return (a ?? null) === null ? (b ?? null) === null : String(a) === String(b ?? '');
 }
 
-async function write(
+/** Counts each outcome and reports progress as items are written. */
+type Tally = (outcome: keyof ImportCounts, items?: number) => void;
+
+async function writeCompanies(
   trx: Knex.Transaction,
   firm: Firm,
-  plan: Plan,
-  options: ImportOptions,
-): Promise<ImportCounts> {
-  const counts: ImportCounts = { created: 0, updated: 0, skipped: 0 };
-  const now = options.now;
-  const total =
-    plan.companies.length +
-    plan.budgets.length +
-    plan.metrics.length +
-    plan.notes.length +
-    plan.financings.length;
-  let done = 0;
-  const step = (n = 1) => {
-    done += n;
-    options.onProgress?.(done, total);
-  };
-
-  for (const { item, record } of plan.companies) {
+  companies: Plan['companies'],
+  now: string,
+  tally: Tally,
+): Promise<void> {
+  for (const { item, record } of companies) {
     if (!record.stored) {
       await trx('companies').insert({
         ...item.fields,
@@ -454,20 +508,30 @@ async function write(
         created_at: now,
         updated_at: now,
       });
-      counts.created++;
-    } else {
-      const changed = Object.entries(item.fields).filter(([k, v]) => !same(record.stored![k], v));
-      if (changed.length > 0) {
-        await trx('companies')
-          .where({ id: record.id })
-          .update({ ...Object.fromEntries(changed), updated_at: now });
-        counts.updated++;
-      } else counts.skipped++;
+      tally('created');
+      continue;
     }
-    step();
+    const stored = record.stored;
+    const changed = Object.entries(item.fields).filter(([k, v]) => !same(stored[k as CompanyField], v));
+    if (changed.length === 0) {
+      tally('skipped');
+      continue;
+    }
+    await trx('companies')
+      .where({ id: record.id })
+      .update({ ...Object.fromEntries(changed), updated_at: now });
+    tally('updated');
   }
+}
 
-  for (const { item, id, companyId, existing } of plan.budgets) {
+async function writeBudgets(
+  trx: Knex.Transaction,
+  firm: Firm,
+  budgets: Plan['budgets'],
+  now: string,
+  tally: Tally,
+): Promise<void> {
+  for (const { item, id, companyId, existing } of budgets) {
     const fields = {
       date: item.date,
       ...(item.color !== undefined ? { color: item.color } : {}),
@@ -482,185 +546,245 @@ async function write(
         ...fields,
         created_at: now,
       });
-      counts.created++;
-    } else if (Object.entries(fields).some(([k, v]) => !same(existing[k], v))) {
+      tally('created');
+    } else if (Object.entries(fields).some(([k, v]) => !same(existing[k as keyof BudgetRow], v))) {
       await trx('budgets').where({ id }).update(fields);
-      counts.updated++;
-    } else counts.skipped++;
-    step();
+      tally('updated');
+    } else tally('skipped');
   }
+}
 
-  // Metrics: match the live data of the same key; several thousand rows are inserted per batch.
-  const existing = new Map<string, { id: string; value: string; currency: string | null }>();
-  const companyIds = [...new Set(plan.metrics.map((m) => m.companyId))];
-  const categoryIds = [...new Set(plan.metrics.map((m) => m.category.id))];
-  for (const ids of chunk(companyIds, 200)) {
-    const rows = (await trx('metric_data')
-      .whereIn('company_id', ids)
-      .whereIn('category_id', categoryIds)
-      .whereNull('deleted_at')
-      .orderBy(['created_at', 'id'])
-      .select('id', 'company_id', 'category_id', 'date', 'cadence', 'budget_id', 'value', 'currency')) as {
-      id: string;
-      company_id: string;
-      category_id: string;
-      date: string;
-      cadence: string;
-      budget_id: string | null;
-      value: string;
-      currency: string | null;
-    }[];
-    for (const r of rows) {
-      const key = [r.company_id, r.category_id, r.date, r.cadence, r.budget_id ?? ''].join('|');
-      if (!existing.has(key)) existing.set(key, r);
-    }
-  }
-  const inserts: Record<string, unknown>[] = [];
-  const flush = async () => {
-    for (const batch of chunk(inserts.splice(0), 100)) await trx('metric_data').insert(batch);
-  };
-  for (const { item, companyId, category, budgetId } of plan.metrics) {
-    const key = [companyId, category.id, item.date, item.cadence, budgetId ?? ''].join('|');
-    const current = existing.get(key);
-    if (!current) {
-      inserts.push({
-        id: newId(),
-        firm_id: firm.id,
+/** Metrics written per slice, so that progress moves while a large import writes. */
+const METRIC_SLICE = 1000;
+
+/**
+ * Matches each metric to the live datum of the same key: none creates one, another value or
+ * currency replaces it (kept in metric_history), the same value and currency skips it.
+ */
+async function writeMetrics(
+  repos: Repos,
+  firm: Firm,
+  metrics: Plan['metrics'],
+  now: string,
+  tally: Tally,
+): Promise<void> {
+  const live = await repos.metricWrites.liveData(
+    firm.id,
+    metrics.map((m) => m.companyId),
+    metrics.map((m) => m.category.id),
+  );
+  for (const slice of chunk(metrics, METRIC_SLICE)) {
+    const inserts: NewDatum[] = [];
+    const changes: ValueChange[] = [];
+    for (const { item, companyId, category, budgetId } of slice) {
+      const datum = {
         company_id: companyId,
         category_id: category.id,
-        cadence: item.cadence,
         date: item.date,
-        value: item.value,
-        currency: item.currency,
+        cadence: item.cadence,
         budget_id: budgetId,
-        detailed_source: 'import',
-        archived: false,
-        deleted_at: null,
-        created_at: now,
-        updated_at: now,
-      });
-      counts.created++;
-      if (inserts.length >= 1000) await flush();
-    } else if (current.value !== item.value || (current.currency ?? null) !== item.currency) {
-      await trx('metric_data')
-        .where({ id: current.id })
-        .update({ value: item.value, currency: item.currency, updated_at: now });
-      await trx('metric_history').insert({
-        id: newId(),
-        datum_id: current.id,
-        old_value: current.value,
-        new_value: item.value,
-        old_currency: current.currency,
-        new_currency: item.currency,
-        comments_added: 0,
-        changed_by: IMPORT_AUTHOR,
-        changed_at: now,
-      });
-      counts.updated++;
-    } else counts.skipped++;
-    step();
+      };
+      const current = live.get(datumKey(datum));
+      if (!current) {
+        inserts.push({
+          ...datum,
+          id: newId(),
+          value: item.value,
+          currency: item.currency,
+          detailed_source: 'import',
+        });
+      } else if (current.value !== item.value || (current.currency ?? null) !== item.currency) {
+        changes.push({
+          id: current.id,
+          old_value: current.value,
+          old_currency: current.currency,
+          value: item.value,
+          currency: item.currency,
+        });
+      }
+    }
+    await repos.metricWrites.insertData(firm.id, inserts, now);
+    await repos.metricWrites.replaceValues(changes, IMPORT_AUTHOR, now);
+    tally('created', inserts.length);
+    tally('updated', changes.length);
+    tally('skipped', slice.length - inserts.length - changes.length);
   }
-  await flush();
+}
 
-  // Notes have no key of their own: the same author, company and text (and time, when given) is the same note.
-  for (const { item, companyId, authorId } of plan.notes) {
+/** Notes have no key of their own: the same author, company and text (and time, when given) is the same note. */
+async function writeNotes(
+  trx: Knex.Transaction,
+  repos: Repos,
+  firm: Firm,
+  notes: Plan['notes'],
+  now: string,
+  tally: Tally,
+): Promise<void> {
+  for (const { item, companyId, authorId } of notes) {
     const match = trx('notes').where({ company_id: companyId, author_id: authorId, note: item.note });
     if (item.created_at) match.where({ created_at: item.created_at });
-    if (await match.first('id')) counts.skipped++;
-    else {
-      await trx('notes').insert({
-        id: newId(),
-        firm_id: firm.id,
-        company_id: companyId,
-        author_id: authorId,
-        note: item.note,
-        created_at: item.created_at ?? now,
-      });
-      counts.created++;
+    if (await match.first('id')) {
+      tally('skipped');
+      continue;
     }
-    step();
+    await repos.notes.create({
+      id: newId(),
+      firm_id: firm.id,
+      company_id: companyId,
+      author_id: authorId,
+      note: item.note,
+      created_at: item.created_at ?? now,
+    });
+    tally('created');
   }
+}
 
-  for (const round of plan.financings) {
-    const { item } = round;
-    const preMoney = await storedMoney(trx, firm, item.pre_money_valuation, item.closing_date);
-    const roundSize = await storedMoney(trx, firm, item.round_size, item.closing_date);
-    const row: Record<string, unknown> = {
-      name: item.name,
-      closing_date: item.closing_date,
-      ...writeMoney('pre_money', preMoney),
-      ...writeMoney('round_size', roundSize),
-      round_size_converted_value: converted(roundSize.value, roundSize.fx_rate),
-      fully_diluted_shares: item.fully_diluted_shares,
-      is_crypto: item.is_crypto,
-      liquidation_multiple: item.liquidation_multiple,
-      cap_multiple: item.cap_multiple,
-      seniority_position: item.seniority_position,
-      participation_type: item.participation_type,
-    };
-    const coInvestors = item.co_investors.map((c, position) => ({
-      name: c.name,
-      is_lead: c.is_lead,
-      position,
-    }));
-    if (round.existing) {
-      const stored = (await trx('financings').where({ id: round.id }).first()) as Record<string, unknown>;
-      const storedCo = (
-        (await trx('financing_co_investors').where({ financing_id: round.id }).orderBy('position')) as Record<
-          string,
-          unknown
-        >[]
-      ).map((c) => ({ name: c.name, is_lead: bool(c.is_lead), position: Number(c.position) }));
-      const storedPari = (
-        (await trx('financing_pari_passu').where({ financing_id: round.id }).orderBy('position')) as {
-          other_financing_id: string;
-        }[]
-      ).map((p) => p.other_financing_id);
-      const unchanged =
-        Object.entries(row).every(([k, v]) =>
-          typeof v === 'boolean' ? bool(stored[k]) === v : same(stored[k], v),
-        ) &&
-        JSON.stringify(storedCo) === JSON.stringify(coInvestors) &&
-        JSON.stringify(storedPari) === JSON.stringify(round.pariPassu);
-      if (unchanged) {
-        counts.skipped++;
-        step();
-        continue;
-      }
-      await trx('financings').where({ id: round.id }).update(row);
-      await trx('financing_co_investors').where({ financing_id: round.id }).delete();
-      await trx('financing_pari_passu').where({ financing_id: round.id }).delete();
-      counts.updated++;
-    } else {
-      await trx('financings').insert({
-        ...row,
-        id: round.id,
-        firm_id: firm.id,
-        company_id: round.companyId,
-        created_at: now,
-      });
-      counts.created++;
-    }
-    if (coInvestors.length > 0) {
-      await trx('financing_co_investors').insert(
-        coInvestors.map((c) => ({ ...c, id: newId(), financing_id: round.id })),
-      );
-    }
-    step();
+/** An amount as stored: a rate given by the user is custom, otherwise the firm's rate at `date`. */
+async function storedMoney(
+  repos: Repos,
+  firm: Firm,
+  money: ImportMoney | null,
+  date: string,
+): Promise<StoredMoney> {
+  if (!money) return { value: null, currency: null, fx_rate: null, is_custom_rate: null };
+  const custom = money.fx_rate !== null;
+  let rate = money.fx_rate;
+  if (!custom && money.currency) {
+    rate =
+      money.currency === firm.preferred_currency
+        ? '1'
+        : ((
+            await repos.capTable.latestRates(firm.id, firm.preferred_currency, [
+              { currency: money.currency, date },
+            ])
+          ).get(rateKey(money.currency, date)) ?? null);
   }
-  // Pari passu links last: they may point at rounds created further down the same import.
-  for (const round of plan.financings) {
-    if (round.pariPassu.length === 0) continue;
-    const present = await trx('financing_pari_passu').where({ financing_id: round.id }).first();
-    if (present) continue; // unchanged round, links kept
-    await trx('financing_pari_passu').insert(
-      round.pariPassu.map((other, position) => ({
-        financing_id: round.id,
-        other_financing_id: other,
-        position,
-      })),
-    );
+  return {
+    value: money.value,
+    currency: money.currency,
+    fx_rate: rate,
+    is_custom_rate: money.currency ? custom : null,
+  };
+}
+
+async function financingToWrite(
+  repos: Repos,
+  firm: Firm,
+  round: Plan['financings'][number],
+  now: string,
+): Promise<NewFinancing> {
+  const { item } = round;
+  const preMoney = await storedMoney(repos, firm, item.pre_money_valuation, item.closing_date);
+  const roundSize = await storedMoney(repos, firm, item.round_size, item.closing_date);
+  return {
+    id: round.id,
+    company_id: round.companyId,
+    name: item.name,
+    closing_date: item.closing_date,
+    pre_money: preMoney,
+    round_size: roundSize,
+    round_size_converted_value:
+      roundSize.value === null || roundSize.fx_rate === null
+        ? null
+        : convertDecimal(roundSize.value, roundSize.fx_rate),
+    fully_diluted_shares: item.fully_diluted_shares,
+    is_crypto: item.is_crypto,
+    liquidation_multiple: item.liquidation_multiple,
+    cap_multiple: item.cap_multiple,
+    seniority_position: item.seniority_position,
+    participation_type: item.participation_type,
+    created_at: now,
+    co_investors: item.co_investors.map((c) => ({ name: c.name, is_lead: c.is_lead })),
+    pari_passu_ids: round.pariPassu,
+  };
+}
+
+function sameMoney(a: StoredMoney, b: StoredMoney): boolean {
+  return (
+    same(a.value, b.value) &&
+    same(a.currency, b.currency) &&
+    same(a.fx_rate, b.fx_rate) &&
+    same(a.is_custom_rate, b.is_custom_rate)
+  );
+}
+
+/** Whether writing `next` would leave the stored round as it is. */
+function sameFinancing(stored: FinancingRecord, next: NewFinancing): boolean {
+  return (
+    same(stored.name, next.name) &&
+    same(stored.closing_date, next.closing_date) &&
+    sameMoney(stored.pre_money, next.pre_money) &&
+    sameMoney(stored.round_size, next.round_size) &&
+    same(stored.round_size_converted_value, next.round_size_converted_value) &&
+    same(stored.fully_diluted_shares, next.fully_diluted_shares) &&
+    stored.is_crypto === next.is_crypto &&
+    same(stored.liquidation_multiple, next.liquidation_multiple) &&
+    same(stored.cap_multiple, next.cap_multiple) &&
+    same(stored.seniority_position, next.seniority_position) &&
+    same(stored.participation_type, next.participation_type) &&
+    JSON.stringify(stored.co_investors) === JSON.stringify(next.co_investors) &&
+    JSON.stringify(stored.pari_passu_rounds.map((r) => r.id)) === JSON.stringify(next.pari_passu_ids)
+  );
+}
+
+/** New rounds are inserted before stored ones are rewritten: a rewritten round may link to a new one. */
+async function writeFinancings(
+  repos: Repos,
+  firm: Firm,
+  financings: Plan['financings'],
+  now: string,
+  tally: Tally,
+): Promise<void> {
+  const scope = { firmId: firm.id, companyIds: null };
+  const stored = new Map<string, FinancingRecord>();
+  for (const ids of chunk(
+    financings.filter((f) => f.existing).map((f) => f.id),
+    500,
+  )) {
+    for (const f of await repos.capTable.financingsById(scope, ids)) stored.set(f.id, f);
   }
+  const inserts: NewFinancing[] = [];
+  const replacements: NewFinancing[] = [];
+  for (const round of financings) {
+    const next = await financingToWrite(repos, firm, round, now);
+    const current = stored.get(round.id);
+    if (!current) inserts.push(next);
+    else if (!sameFinancing(current, next)) replacements.push(next);
+  }
+  await repos.capTable.insertFinancings(firm.id, inserts);
+  await repos.capTable.replaceFinancings(replacements);
+  tally('created', inserts.length);
+  tally('updated', replacements.length);
+  tally('skipped', financings.length - inserts.length - replacements.length);
+}
+
+async function write(
+  trx: Knex.Transaction,
+  firm: Firm,
+  plan: Plan,
+  options: ImportOptions,
+): Promise<ImportCounts> {
+  const repos = createRepos(trx);
+  const counts: ImportCounts = { created: 0, updated: 0, skipped: 0 };
+  const total =
+    plan.companies.length +
+    plan.budgets.length +
+    plan.metrics.length +
+    plan.notes.length +
+    plan.financings.length;
+  let done = 0;
+  const tally: Tally = (outcome, items = 1) => {
+    if (items === 0) return;
+    counts[outcome] += items;
+    done += items;
+    options.onProgress?.(done, total);
+  };
+  const { now } = options;
+  await writeCompanies(trx, firm, plan.companies, now, tally);
+  await writeBudgets(trx, firm, plan.budgets, now, tally);
+  await writeMetrics(repos, firm, plan.metrics, now, tally);
+  await writeNotes(trx, repos, firm, plan.notes, now, tally);
+  await writeFinancings(repos, firm, plan.financings, now, tally);
   return counts;
 }
 

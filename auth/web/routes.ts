@@ -59,47 +59,42 @@ const notices: Record<string, string> = {
 let decoyHash: Promise<string> | undefined;
 
 type Handler = (req: Request, res: Response, session: WebSession) => Promise<void>;
+type Form = ReturnType<typeof express.urlencoded>;
 
-/** The sign-in page and the account pages (connections, developer settings), server-rendered without scripts. */
-export function webRouter(options: WebOptions): Router {
-  const { repos, clock, sessions, failures } = options;
-  const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
+const OUT_OF_DATE = 'The form was not accepted because it is out of date. Reload the page and try again.';
 
-  /** Pages that need a signed-in user; every POST must carry the session's CSRF token. */
-  const signedIn =
-    (handler: Handler) =>
-    async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
-      const session = await sessions.current(req);
-      if (!session) {
-        if (req.method === 'GET')
-          res.redirect(303, `/login?${new URLSearchParams({ next: req.originalUrl })}`);
-        else
-          sendHtml(res, 401, expiredPage('Your session has ended. Sign in again, then repeat the change.'));
-        return;
-      }
-      if (req.method === 'POST' && !csrfMatches(session, field(req.body, 'csrf_token'))) {
-        sendHtml(
-          res,
-          403,
-          expiredPage('The form was not accepted because it is out of date. Reload the page and try again.'),
-        );
-        return;
-      }
-      await handler(req, res, session);
-    };
+function expiredPage(message: string): string {
+  return messagePage({
+    title: 'This page expired',
+    message,
+    link: { href: HOME, label: 'Go to your account' },
+  });
+}
 
-  function expiredPage(message: string): string {
-    return messagePage({
-      title: 'This page expired',
-      message,
-      link: { href: HOME, label: 'Go to your account' },
-    });
-  }
+function nav(session: WebSession, current: 'connections' | 'developer') {
+  return { current, csrfToken: session.csrfToken, email: session.user.email };
+}
 
-  function nav(session: WebSession, current: 'connections' | 'developer') {
-    return { current, csrfToken: session.csrfToken, email: session.user.email };
-  }
+/** Pages that need a signed-in user; every POST must carry the session's CSRF token. */
+function signedIn(sessions: Sessions, handler: Handler) {
+  return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
+    const session = await sessions.current(req);
+    if (!session) {
+      if (req.method === 'GET') res.redirect(303, `/login?${new URLSearchParams({ next: req.originalUrl })}`);
+      else sendHtml(res, 401, expiredPage('Your session has ended. Sign in again, then repeat the change.'));
+      return;
+    }
+    if (req.method === 'POST' && !csrfMatches(session, field(req.body, 'csrf_token'))) {
+      sendHtml(res, 403, expiredPage(OUT_OF_DATE));
+      return;
+    }
+    await handler(req, res, session);
+  };
+}
+
+/** The sign-in form, its check of the password (rate limited per account and address), and sign-out. */
+function addSignInRoutes(router: Router, options: WebOptions, form: Form): void {
+  const { repos, sessions, failures } = options;
 
   router.get('/login', async (req, res) => {
     const next = safeNext(req.query.next);
@@ -154,11 +149,7 @@ export function webRouter(options: WebOptions): Router {
     const session = await sessions.current(req);
     if (session) {
       if (!csrfMatches(session, field(req.body, 'csrf_token'))) {
-        sendHtml(
-          res,
-          403,
-          expiredPage('The form was not accepted because it is out of date. Reload the page and try again.'),
-        );
+        sendHtml(res, 403, expiredPage(OUT_OF_DATE));
         return;
       }
       await sessions.end(session, res);
@@ -166,12 +157,17 @@ export function webRouter(options: WebOptions): Router {
     const next = safeNext(field(req.body, 'next'));
     res.redirect(303, `/login?${new URLSearchParams({ next })}`);
   });
+}
+
+/** The MCP clients connected to the user's account, each revocable. */
+function addConnectionRoutes(router: Router, options: WebOptions, form: Form): void {
+  const { repos, clock, sessions } = options;
 
   router.get('/account', (_req, res) => res.redirect(303, HOME));
 
   router.get(
     '/account/connections',
-    signedIn(async (req, res, session) => {
+    signedIn(sessions, async (req, res, session) => {
       const grants = await repos.mcpAuth.listActiveGrants(session.user.id, clock.now().toISOString());
       sendHtml(
         res,
@@ -189,7 +185,7 @@ export function webRouter(options: WebOptions): Router {
   router.post(
     '/account/connections/:id/revoke',
     form,
-    signedIn(async (req, res, session) => {
+    signedIn(sessions, async (req, res, session) => {
       const grant = await repos.mcpAuth.getGrant(String(req.params.id));
       if (!grant || grant.user_id !== session.user.id) {
         sendHtml(res, 404, notFoundPage('connection', HOME));
@@ -199,71 +195,89 @@ export function webRouter(options: WebOptions): Router {
       res.redirect(303, `${HOME}?notice=connection-revoked`);
     }),
   );
+}
 
-  async function developer(session: WebSession, extra: Partial<DeveloperView> = {}): Promise<string> {
-    const now = clock.now().toISOString();
-    const apps = (await listApplications(repos, session.firm.slug)).filter((a) => !a.revoked_at);
-    const view = (a: (typeof apps)[number]): ApplicationView => ({
-      id: a.id,
-      name: a.name,
-      clientId: a.client_id,
-      ownerEmail: a.user_email,
-      createdAt: a.created_at,
-    });
-    const tokens = (await listPersonalTokens(repos, session.user.email)).filter(
-      (t) => !t.revoked_at && t.expires_at > now,
+/** The developer settings page: the user's applications (an admin's: the firm's too) and live tokens. */
+async function developerSettings(
+  options: WebOptions,
+  session: WebSession,
+  extra: Partial<DeveloperView> = {},
+): Promise<string> {
+  const { repos, clock } = options;
+  const now = clock.now().toISOString();
+  const apps = (await listApplications(repos, session.firm.slug)).filter((a) => !a.revoked_at);
+  const view = (a: (typeof apps)[number]): ApplicationView => ({
+    id: a.id,
+    name: a.name,
+    clientId: a.client_id,
+    ownerEmail: a.user_email,
+    createdAt: a.created_at,
+  });
+  const tokens = (await listPersonalTokens(repos, session.user.email)).filter(
+    (t) => !t.revoked_at && t.expires_at > now,
+  );
+  return developerPage({
+    nav: nav(session, 'developer'),
+    firmName: session.firm.name,
+    tokenUrl: `${options.publicUrl()}/o/token/`,
+    applications: apps.filter((a) => a.user_id === session.user.id).map(view),
+    firmApplications:
+      session.user.role === 'admin' ? apps.filter((a) => a.user_id !== session.user.id).map(view) : undefined,
+    tokens: tokens.map((t) => ({
+      id: t.id,
+      name: t.name ?? 'personal access token',
+      createdAt: t.created_at,
+      expiresAt: t.expires_at,
+      lastUsedAt: t.last_used_at,
+    })),
+    ...extra,
+  });
+}
+
+/** Runs an account operation; its AccountError becomes a 400 page with the message in the right section. */
+async function attempt(
+  options: WebOptions,
+  res: Response,
+  session: WebSession,
+  section: 'application' | 'token',
+  create: () => Promise<Created>,
+): Promise<void> {
+  let created: Created;
+  try {
+    created = await create();
+  } catch (err) {
+    if (!(err instanceof AccountError)) throw err;
+    const message = err.message.charAt(0).toUpperCase() + err.message.slice(1);
+    sendHtml(
+      res,
+      400,
+      await developerSettings(options, session, { error: { section, message: `${message}.` } }),
     );
-    return developerPage({
-      nav: nav(session, 'developer'),
-      firmName: session.firm.name,
-      tokenUrl: `${options.publicUrl()}/o/token/`,
-      applications: apps.filter((a) => a.user_id === session.user.id).map(view),
-      firmApplications:
-        session.user.role === 'admin'
-          ? apps.filter((a) => a.user_id !== session.user.id).map(view)
-          : undefined,
-      tokens: tokens.map((t) => ({
-        id: t.id,
-        name: t.name ?? 'personal access token',
-        createdAt: t.created_at,
-        expiresAt: t.expires_at,
-        lastUsedAt: t.last_used_at,
-      })),
-      ...extra,
-    });
+    return;
   }
+  sendHtml(res, 201, await developerSettings(options, session, { created }));
+}
+
+/** Creating and revoking OAuth applications and personal access tokens. */
+function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): void {
+  const { repos, clock, sessions } = options;
 
   router.get(
     '/account/developer',
-    signedIn(async (req, res, session) => {
-      sendHtml(res, 200, await developer(session, { notice: notices[String(req.query.notice)] }));
+    signedIn(sessions, async (req, res, session) => {
+      sendHtml(
+        res,
+        200,
+        await developerSettings(options, session, { notice: notices[String(req.query.notice)] }),
+      );
     }),
   );
-
-  /** Runs an account operation; its AccountError becomes a 400 page with the message in the right section. */
-  async function attempt(
-    res: Response,
-    session: WebSession,
-    section: 'application' | 'token',
-    create: () => Promise<Created>,
-  ): Promise<void> {
-    let created: Created;
-    try {
-      created = await create();
-    } catch (err) {
-      if (!(err instanceof AccountError)) throw err;
-      const message = err.message.charAt(0).toUpperCase() + err.message.slice(1);
-      sendHtml(res, 400, await developer(session, { error: { section, message: `${message}.` } }));
-      return;
-    }
-    sendHtml(res, 201, await developer(session, { created }));
-  }
 
   router.post(
     '/account/developer/applications',
     form,
-    signedIn(async (req, res, session) => {
-      await attempt(res, session, 'application', async () => {
+    signedIn(sessions, async (req, res, session) => {
+      await attempt(options, res, session, 'application', async () => {
         const name = field(req.body, 'name');
         const app = await createApplication(repos, clock, {
           firm: session.firm.slug,
@@ -284,7 +298,7 @@ export function webRouter(options: WebOptions): Router {
   router.post(
     '/account/developer/applications/:id/revoke',
     form,
-    signedIn(async (req, res, session) => {
+    signedIn(sessions, async (req, res, session) => {
       const app = (await listApplications(repos, session.firm.slug)).find((a) => a.id === req.params.id);
       const mayRevoke =
         app && !app.revoked_at && (app.user_id === session.user.id || session.user.role === 'admin');
@@ -300,8 +314,8 @@ export function webRouter(options: WebOptions): Router {
   router.post(
     '/account/developer/tokens',
     form,
-    signedIn(async (req, res, session) => {
-      await attempt(res, session, 'token', async () => {
+    signedIn(sessions, async (req, res, session) => {
+      await attempt(options, res, session, 'token', async () => {
         const name = field(req.body, 'name').trim();
         const daysText = field(req.body, 'days').trim() || '30';
         if (!/^\d+$/.test(daysText)) throw new AccountError('days must be a whole number from 1 to 30');
@@ -319,7 +333,7 @@ export function webRouter(options: WebOptions): Router {
   router.post(
     '/account/developer/tokens/:id/revoke',
     form,
-    signedIn(async (req, res, session) => {
+    signedIn(sessions, async (req, res, session) => {
       const token = (await listPersonalTokens(repos, session.user.email)).find((t) => t.id === req.params.id);
       if (!token || token.revoked_at) {
         sendHtml(res, 404, notFoundPage('token', '/account/developer'));
@@ -329,7 +343,15 @@ export function webRouter(options: WebOptions): Router {
       res.redirect(303, '/account/developer?notice=token-revoked');
     }),
   );
+}
 
+/** The sign-in page and the account pages (connections, developer settings), server-rendered without scripts. */
+export function webRouter(options: WebOptions): Router {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  addSignInRoutes(router, options, form);
+  addConnectionRoutes(router, options, form);
+  addDeveloperRoutes(router, options, form);
   return router;
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
 import { latestRates, type RateProbe } from './fx-rates.ts';
-import { bool, chunk, type QB, scoped } from './util.ts';
+import { bool, chunk, insertBatched, type QB, scoped } from './util.ts';
 
 /** A money amount as stored: four columns (`<prefix>_value` …) or one object inside `details` JSON. */
 export interface StoredMoney {
@@ -142,6 +142,70 @@ export interface FairValueOverride {
 
 type Raw = Record<string, unknown>;
 
+type MoneySuffix = 'value' | 'currency' | 'fx_rate' | 'is_custom_rate';
+/** The four columns of a money amount in a query result (`<prefix>_value` …). */
+type MoneyColumns<P extends string> = { [K in `${P}_${MoneySuffix}`]: unknown };
+
+interface FinancingRow extends MoneyColumns<'pre_money'>, MoneyColumns<'round_size'> {
+  id: string;
+  firm_id: string;
+  company_id: string;
+  company_name: string;
+  name: string;
+  closing_date: string;
+  round_size_converted_value: string | null;
+  fully_diluted_shares: string | null;
+  is_crypto: unknown;
+  liquidation_multiple: string | null;
+  cap_multiple: string | null;
+  seniority_position: string | null;
+  participation_type: string | null;
+  created_at: string;
+}
+
+interface ShareClassRow extends MoneyColumns<'price_per_share'> {
+  id: string;
+  company_id: string;
+  company_name: string;
+  financing_id: string;
+  closing_date: string;
+  purchase_type: string;
+  type: string;
+  name: string;
+  include_in_fair_value: unknown;
+}
+
+interface SecurityRow {
+  id: string;
+  company_id: string;
+  company_name: string;
+  fund_id: string;
+  fund_name: string;
+  financing_id: string | null;
+  share_class_id: string | null;
+  share_class_name: string | null;
+  type: string;
+  issue_date: string;
+  details: unknown;
+}
+
+interface TransactionRow extends MoneyColumns<'investment_amount'>, MoneyColumns<'proceeds'> {
+  id: string;
+  company_id: string;
+  company_name: string;
+  input_security_id: string | null;
+  output_security_id: string | null;
+  date: string;
+  event: string;
+  shares: string | null;
+}
+
+interface FairValueOverrideRow extends MoneyColumns<'fair_value'> {
+  company_id: string;
+  fund_id: string;
+  date: string;
+}
+
 const moneySuffixes = ['value', 'currency', 'fx_rate', 'is_custom_rate'] as const;
 
 function moneyColumns(table: string, prefix: string): string[] {
@@ -158,7 +222,8 @@ function flagOrNull(v: unknown): boolean | null {
   return v === null || v === undefined ? null : bool(v);
 }
 
-function readMoney(raw: Raw, prefix: string): StoredMoney {
+function readMoney<P extends string>(row: MoneyColumns<P>, prefix: P): StoredMoney {
+  const raw = row as Raw;
   return {
     value: textOrNull(raw[`${prefix}_value`]),
     currency: textOrNull(raw[`${prefix}_currency`]),
@@ -187,6 +252,51 @@ function parseDetails(text: unknown): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** The columns of a round that a later import may change. */
+function financingFieldsRow(round: NewFinancing): Raw {
+  return {
+    name: round.name,
+    closing_date: round.closing_date,
+    ...writeMoney('pre_money', round.pre_money),
+    ...writeMoney('round_size', round.round_size),
+    round_size_converted_value: round.round_size_converted_value,
+    fully_diluted_shares: round.fully_diluted_shares,
+    is_crypto: round.is_crypto,
+    liquidation_multiple: round.liquidation_multiple,
+    cap_multiple: round.cap_multiple,
+    seniority_position: round.seniority_position,
+    participation_type: round.participation_type,
+  };
+}
+
+function financingRow(firmId: string, round: NewFinancing): Raw {
+  return {
+    id: round.id,
+    firm_id: firmId,
+    company_id: round.company_id,
+    ...financingFieldsRow(round),
+    created_at: round.created_at,
+  };
+}
+
+function coInvestorRows(round: NewFinancing): Raw[] {
+  return round.co_investors.map((c, position) => ({
+    id: newId(),
+    financing_id: round.id,
+    name: c.name,
+    is_lead: c.is_lead,
+    position,
+  }));
+}
+
+function pariPassuRows(round: NewFinancing): Raw[] {
+  return round.pari_passu_ids.map((other, position) => ({
+    financing_id: round.id,
+    other_financing_id: other,
+    position,
+  }));
 }
 
 /** Batches of ids small enough for any database's bound-parameter limit. */
@@ -273,16 +383,16 @@ export function capTableRepo(db: Knex) {
   async function loadFinancings(qb: QB): Promise<FinancingRecord[]> {
     const raws = (await withCompanyName(qb, 'financings')
       .select(financingColumns)
-      .orderBy([{ column: 'financings.closing_date' }, { column: 'financings.id' }])) as Raw[];
-    const ids = raws.map((r) => r.id as string);
+      .orderBy([{ column: 'financings.closing_date' }, { column: 'financings.id' }])) as FinancingRow[];
+    const ids = raws.map((r) => r.id);
     const [investors, pariPassu] = [await coInvestorsOf(ids), await pariPassuOf(ids)];
     return raws.map((r) => ({
-      id: r.id as string,
-      firm_id: r.firm_id as string,
-      company_id: r.company_id as string,
-      company_name: r.company_name as string,
-      name: r.name as string,
-      closing_date: r.closing_date as string,
+      id: r.id,
+      firm_id: r.firm_id,
+      company_id: r.company_id,
+      company_name: r.company_name,
+      name: r.name,
+      closing_date: r.closing_date,
       pre_money: readMoney(r, 'pre_money'),
       round_size: readMoney(r, 'round_size'),
       round_size_converted_value: textOrNull(r.round_size_converted_value),
@@ -292,9 +402,9 @@ export function capTableRepo(db: Knex) {
       cap_multiple: textOrNull(r.cap_multiple),
       seniority_position: textOrNull(r.seniority_position),
       participation_type: textOrNull(r.participation_type),
-      created_at: r.created_at as string,
-      co_investors: investors.get(r.id as string) ?? [],
-      pari_passu_rounds: pariPassu.get(r.id as string) ?? [],
+      created_at: r.created_at,
+      co_investors: investors.get(r.id) ?? [],
+      pari_passu_rounds: pariPassu.get(r.id) ?? [],
     }));
   }
 
@@ -344,46 +454,42 @@ export function capTableRepo(db: Knex) {
     ): Promise<void> {
       await db.transaction(async (trx) => {
         for (const [i, round] of rounds.entries()) {
-          await trx('financings').insert({
-            id: round.id,
-            firm_id: firmId,
-            company_id: round.company_id,
-            name: round.name,
-            closing_date: round.closing_date,
-            ...writeMoney('pre_money', round.pre_money),
-            ...writeMoney('round_size', round.round_size),
-            round_size_converted_value: round.round_size_converted_value,
-            fully_diluted_shares: round.fully_diluted_shares,
-            is_crypto: round.is_crypto,
-            liquidation_multiple: round.liquidation_multiple,
-            cap_multiple: round.cap_multiple,
-            seniority_position: round.seniority_position,
-            participation_type: round.participation_type,
-            created_at: round.created_at,
-          });
-          if (round.co_investors.length > 0) {
-            await trx('financing_co_investors').insert(
-              round.co_investors.map((c, position) => ({
-                id: newId(),
-                financing_id: round.id,
-                name: c.name,
-                is_lead: c.is_lead,
-                position,
-              })),
-            );
-          }
-          if (round.pari_passu_ids.length > 0) {
-            await trx('financing_pari_passu').insert(
-              round.pari_passu_ids.map((other, position) => ({
-                financing_id: round.id,
-                other_financing_id: other,
-                position,
-              })),
-            );
-          }
+          await trx('financings').insert(financingRow(firmId, round));
+          await insertBatched(trx, 'financing_co_investors', coInvestorRows(round));
+          await insertBatched(trx, 'financing_pari_passu', pariPassuRows(round));
           await options.afterInsert?.(i);
         }
       });
+    },
+
+    /**
+     * Inserts rounds in bulk inside the caller's transaction: the rounds, their co-investors, then
+     * their pari passu links, which may point at any round of the same call.
+     */
+    async insertFinancings(firmId: string, rounds: readonly NewFinancing[]): Promise<void> {
+      await insertBatched(
+        db,
+        'financings',
+        rounds.map((r) => financingRow(firmId, r)),
+      );
+      await insertBatched(db, 'financing_co_investors', rounds.flatMap(coInvestorRows));
+      await insertBatched(db, 'financing_pari_passu', rounds.flatMap(pariPassuRows));
+    },
+
+    /** Rewrites stored rounds (by id) whole: their fields, co-investors and pari passu links. */
+    async replaceFinancings(rounds: readonly NewFinancing[]): Promise<void> {
+      for (const round of rounds) {
+        await db('financings').where({ id: round.id }).update(financingFieldsRow(round));
+      }
+      for (const ids of chunk(
+        rounds.map((r) => r.id),
+        ID_BATCH,
+      )) {
+        await db('financing_co_investors').whereIn('financing_id', ids).delete();
+        await db('financing_pari_passu').whereIn('financing_id', ids).delete();
+      }
+      await insertBatched(db, 'financing_co_investors', rounds.flatMap(coInvestorRows));
+      await insertBatched(db, 'financing_pari_passu', rounds.flatMap(pariPassuRows));
     },
 
     /** The visible financings with these ids, in no particular order. */
@@ -419,16 +525,16 @@ export function capTableRepo(db: Knex) {
           { column: 'financings.closing_date' },
           { column: 'share_classes.name' },
           { column: 'share_classes.id' },
-        ])) as Raw[];
+        ])) as ShareClassRow[];
       return raws.map((r) => ({
-        id: r.id as string,
-        company_id: r.company_id as string,
-        company_name: r.company_name as string,
-        financing_id: r.financing_id as string,
-        closing_date: r.closing_date as string,
-        purchase_type: r.purchase_type as string,
-        type: r.type as string,
-        name: r.name as string,
+        id: r.id,
+        company_id: r.company_id,
+        company_name: r.company_name,
+        financing_id: r.financing_id,
+        closing_date: r.closing_date,
+        purchase_type: r.purchase_type,
+        type: r.type,
+        name: r.name,
         price_per_share: readMoney(r, 'price_per_share'),
         include_in_fair_value: flagOrNull(r.include_in_fair_value),
       }));
@@ -456,18 +562,18 @@ export function capTableRepo(db: Knex) {
           'securities.issue_date',
           'securities.details',
         )
-        .orderBy([{ column: 'securities.issue_date' }, { column: 'securities.id' }])) as Raw[];
+        .orderBy([{ column: 'securities.issue_date' }, { column: 'securities.id' }])) as SecurityRow[];
       return raws.map((r) => ({
-        id: r.id as string,
-        company_id: r.company_id as string,
-        company_name: r.company_name as string,
-        fund_id: r.fund_id as string,
-        fund_name: r.fund_name as string,
+        id: r.id,
+        company_id: r.company_id,
+        company_name: r.company_name,
+        fund_id: r.fund_id,
+        fund_name: r.fund_name,
         financing_id: textOrNull(r.financing_id),
         share_class_id: textOrNull(r.share_class_id),
         share_class_name: textOrNull(r.share_class_name),
-        type: r.type as string,
-        issue_date: r.issue_date as string,
+        type: r.type,
+        issue_date: r.issue_date,
         details: parseDetails(r.details),
       }));
     },
@@ -493,15 +599,15 @@ export function capTableRepo(db: Knex) {
           ...moneyColumns('transactions', 'investment_amount'),
           ...moneyColumns('transactions', 'proceeds'),
         )
-        .orderBy([{ column: 'transactions.date' }, { column: 'transactions.id' }])) as Raw[];
+        .orderBy([{ column: 'transactions.date' }, { column: 'transactions.id' }])) as TransactionRow[];
       return raws.map((r) => ({
-        id: r.id as string,
-        company_id: r.company_id as string,
-        company_name: r.company_name as string,
+        id: r.id,
+        company_id: r.company_id,
+        company_name: r.company_name,
         input_security_id: textOrNull(r.input_security_id),
         output_security_id: textOrNull(r.output_security_id),
-        date: r.date as string,
-        event: r.event as string,
+        date: r.date,
+        event: r.event,
         shares: textOrNull(r.shares),
         investment_amount: readMoney(r, 'investment_amount'),
         proceeds: readMoney(r, 'proceeds'),
@@ -521,11 +627,11 @@ export function capTableRepo(db: Knex) {
       if (filter.companyIds) qb.whereIn('company_id', filter.companyIds);
       const raws = (await qb
         .select('company_id', 'fund_id', 'date', ...moneyColumns('fair_value_overrides', 'fair_value'))
-        .orderBy([{ column: 'date' }, { column: 'id' }])) as Raw[];
+        .orderBy([{ column: 'date' }, { column: 'id' }])) as FairValueOverrideRow[];
       return raws.map((r) => ({
-        company_id: r.company_id as string,
-        fund_id: r.fund_id as string,
-        date: r.date as string,
+        company_id: r.company_id,
+        fund_id: r.fund_id,
+        date: r.date,
         fair_value: readMoney(r, 'fair_value'),
       }));
     },

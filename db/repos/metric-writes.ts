@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { parseChoices } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
-import { bool, scoped } from './util.ts';
+import { bool, chunk, insertBatched, scoped } from './util.ts';
 
 /** What an update needs to know about a datum before it changes it. */
 export interface DatumTarget {
@@ -44,6 +44,67 @@ export interface UpdatedDatum {
   /** Every comment of the datum, oldest first. */
   comments: UpdatedComment[];
 }
+
+/** A datum for a bulk insert; the caller chooses its id. */
+export interface NewDatum {
+  id: string;
+  company_id: string;
+  category_id: string;
+  cadence: string;
+  date: string;
+  value: string;
+  currency: string | null;
+  budget_id: string | null;
+  /** Where the value came from, such as `import`. */
+  detailed_source: string;
+}
+
+/** What identifies a live datum: no two live data share company, category, date, cadence and budget. */
+export interface DatumKey {
+  company_id: string;
+  category_id: string;
+  date: string;
+  cadence: string;
+  budget_id: string | null;
+}
+
+export interface LiveDatum extends DatumKey {
+  id: string;
+  value: string;
+  currency: string | null;
+}
+
+/** A new value for a live datum, with the value it replaces (both kept in metric_history). */
+export interface ValueChange {
+  id: string;
+  old_value: string;
+  old_currency: string | null;
+  value: string;
+  currency: string | null;
+}
+
+/** The text form of a datum key, for maps. */
+export function datumKey(d: DatumKey): string {
+  return [d.company_id, d.category_id, d.date, d.cadence, d.budget_id ?? ''].join('|');
+}
+
+/** The metric_history row of one change of a datum. */
+function historyRow(change: ValueChange, commentsAdded: number, changedBy: string, at: string) {
+  return {
+    id: newId(),
+    datum_id: change.id,
+    old_value: change.old_value,
+    new_value: change.value,
+    old_currency: change.old_currency,
+    new_currency: change.currency,
+    comments_added: commentsAdded,
+    changed_by: changedBy,
+    changed_at: at,
+  };
+}
+
+/** Companies per lookup of live data: keeps each query's bound parameters small. */
+const COMPANY_BATCH = 200;
 
 /** A live (not deleted) datum the caller can see: its firm and, where access is limited, its company. */
 function visibleDatum(db: Knex | Knex.Transaction, scope: Scope, id: string): Knex.QueryBuilder {
@@ -128,17 +189,14 @@ export function metricWritesRepo(db: Knex) {
           );
         }
 
-        await trx('metric_history').insert({
-          id: newId(),
-          datum_id: id,
-          old_value: current.value,
-          new_value: value,
-          old_currency: current.currency,
-          new_currency: currency,
-          comments_added: comments.length,
-          changed_by: author.userId,
-          changed_at: at,
-        });
+        await trx('metric_history').insert(
+          historyRow(
+            { id, old_value: current.value, old_currency: current.currency, value, currency },
+            comments.length,
+            author.userId,
+            at,
+          ),
+        );
 
         const all = (await trx('metric_comments')
           .where({ datum_id: id })
@@ -146,6 +204,72 @@ export function metricWritesRepo(db: Knex) {
           .select('content', 'updated_by', 'updated_at')) as UpdatedComment[];
         return { id, value, currency, comments: all };
       });
+    },
+
+    // Bulk writes (the import): the same rows and history as above, many at a time.
+
+    /** The live data of these companies in these categories, by datumKey; the oldest where two share a key. */
+    async liveData(
+      firmId: string,
+      companyIds: readonly string[],
+      categoryIds: readonly string[],
+    ): Promise<Map<string, LiveDatum>> {
+      const out = new Map<string, LiveDatum>();
+      for (const companies of chunk([...new Set(companyIds)], COMPANY_BATCH)) {
+        for (const categories of chunk([...new Set(categoryIds)], COMPANY_BATCH)) {
+          const rows = (await db('metric_data')
+            .where({ firm_id: firmId })
+            .whereIn('company_id', companies)
+            .whereIn('category_id', categories)
+            .whereNull('deleted_at')
+            .orderBy(['created_at', 'id'])
+            .select(
+              'id',
+              'company_id',
+              'category_id',
+              'date',
+              'cadence',
+              'budget_id',
+              'value',
+              'currency',
+            )) as LiveDatum[];
+          for (const row of rows) {
+            const key = datumKey(row);
+            if (!out.has(key)) out.set(key, row);
+          }
+        }
+      }
+      return out;
+    },
+
+    /** Inserts live data of one firm, stamped created and updated at `at`. */
+    async insertData(firmId: string, data: readonly NewDatum[], at: string): Promise<void> {
+      await insertBatched(
+        db,
+        'metric_data',
+        data.map((d) => ({
+          ...d,
+          firm_id: firmId,
+          archived: false,
+          deleted_at: null,
+          created_at: at,
+          updated_at: at,
+        })),
+      );
+    },
+
+    /** Sets new values and currencies, each change kept in metric_history as made by `changedBy`. */
+    async replaceValues(changes: readonly ValueChange[], changedBy: string, at: string): Promise<void> {
+      for (const change of changes) {
+        await db('metric_data')
+          .where({ id: change.id })
+          .update({ value: change.value, currency: change.currency, updated_at: at });
+      }
+      await insertBatched(
+        db,
+        'metric_history',
+        changes.map((change) => historyRow(change, 0, changedBy, at)),
+      );
     },
   };
 }

@@ -46,3 +46,20 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/** Bound parameters per statement, under SQLite's limit (32766) and PostgreSQL's (65535). */
+const MAX_BOUND_PARAMETERS = 30000;
+/** Rows per insert: SQLite compiles a multi-row insert into a compound select of at most 500 terms. */
+const MAX_ROWS_PER_INSERT = 500;
+
+/** Inserts rows (all with the same columns) in as few statements as both databases accept. */
+export async function insertBatched(
+  db: Knex | Knex.Transaction,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!).length;
+  const size = Math.max(1, Math.min(MAX_ROWS_PER_INSERT, Math.floor(MAX_BOUND_PARAMETERS / columns)));
+  for (const batch of chunk(rows, size)) await db(table).insert(batch);
+}

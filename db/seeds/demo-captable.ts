@@ -76,52 +76,136 @@ const fmtE4 = (e4: number) => `${Math.floor(e4 / 10_000)}.${String(e4 % 10_000).
 /** Cents for `units` shares at a price in 1/10000 units. */
 const amountAt = (units: number, priceE4: number) => Math.round((units * priceE4) / 100);
 
-export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
-  const { rows, ids } = firm;
-  const spec = company.spec;
-  const currency = spec.currency;
-  const rng = company.rng.fork('captable');
-  const ourName = firm.spec.name;
-  const positions: Position[] = [];
-  const prices: PricePoint[] = [];
-  const market = new Map<string, number>();
-  const tokens = new Map<string, number>();
-  const byName = new Map<string, Round>();
-  const fundsUsed = new Set<string>();
+/** A convertible waiting for the next priced round. */
+interface PendingConversion {
+  position: Position;
+  row: Row;
+  roundSize: number;
+  discount: number;
+  capE4: number | null;
+  accruedRate: number;
+}
 
-  let fds = FOUNDING_SHARES;
-  let pricedCount = 0;
-  const pending: {
-    position: Position;
-    row: Row;
-    roundSize: number;
-    discount: number;
-    capE4: number | null;
-    accruedRate: number;
-  }[] = [];
-  let pendingToken: { position: Position; amount: number } | null = null;
+/** Convertibles converting into a priced round: the fund's new shares and the round's extra ones. */
+interface Conversions {
+  /** Shares every converting holder (not only the fund) receives, added to the fully diluted count. */
+  shares: number;
+  fund: { position: Position; shares: number; accrued: number }[];
+}
 
-  const fundFor = (date: string) => {
-    const key = firm.spec.fundFor(date, company.firstDate);
-    const fund = firm.funds.get(key)!;
-    fundsUsed.add(fund.id);
+/** What every kind of round needs to know about the round being written. */
+interface RoundStep {
+  round: Round;
+  /** Price per share of an equity round, in 1/10000 units; 0 otherwise. */
+  priceE4: number;
+  /** The fund's intended check, in cents. */
+  target: number;
+  conversions: Conversions;
+}
+
+/** Builds one company's cap table round by round; the rows go to the firm's seed rows. */
+class CapTableBuilder {
+  private readonly rows: FirmCtx['rows'];
+  private readonly ids: FirmCtx['ids'];
+  private readonly currency: string;
+  private readonly rng: CompanyCtx['rng'];
+  readonly positions: Position[] = [];
+  readonly prices: PricePoint[] = [];
+  readonly market = new Map<string, number>();
+  readonly tokens = new Map<string, number>();
+  private readonly byName = new Map<string, Round>();
+  private readonly fundsUsed = new Set<string>();
+  private fds = FOUNDING_SHARES;
+  private pricedCount = 0;
+  private pending: PendingConversion[] = [];
+  private pendingToken: { position: Position; amount: number } | null = null;
+
+  constructor(
+    private readonly firm: FirmCtx,
+    private readonly company: CompanyCtx,
+  ) {
+    this.rows = firm.rows;
+    this.ids = firm.ids;
+    this.currency = company.spec.currency;
+    this.rng = company.rng.fork('captable');
+  }
+
+  build(): CapTable {
+    for (const round of this.company.model.rounds) this.addRound(round);
+    const exitDate = this.sellAtExit();
+    for (const fundId of [...this.fundsUsed].sort()) {
+      this.rows.add('company_funds', { company_id: this.company.id, fund_id: fundId });
+    }
+    const { positions, prices, market, tokens } = this;
+    return { positions, prices, market, tokens, exitDate };
+  }
+
+  private addRound(round: Round): void {
+    this.byName.set(round.name, round);
+    const isPriced = round.kind === 'priced';
+    const isEquity = isPriced || round.kind === 'ipo';
+    const fdsPre = this.fds;
+    const priceE4 = isEquity ? Math.round((round.preMoney! * 100) / fdsPre) : 0;
+    const conversions = isPriced ? this.convertPending(round, priceE4, fdsPre) : { shares: 0, fund: [] };
+    if (isEquity) this.dilute(round, priceE4, fdsPre, conversions.shares);
+    this.addFinancing(round);
+    this.addCoInvestors(round);
+    this.addPariPassu(round);
+    const step: RoundStep = { round, priceE4, target: this.fundTarget(round), conversions };
+    switch (round.kind) {
+      case 'priced':
+        this.addPricedRound(step);
+        break;
+      case 'safe':
+      case 'note':
+        this.addConvertible(step);
+        break;
+      case 'ipo':
+        this.addListing(step);
+        break;
+      case 'token-saft':
+        this.addTokenPresale(step);
+        break;
+      case 'token-sale':
+        this.addTokenSale(step);
+        break;
+      case 'token-warrant':
+        this.addTokenWarrant(step);
+        break;
+    }
+  }
+
+  private fundFor(date: string): string {
+    const key = this.firm.spec.fundFor(date, this.company.firstDate);
+    const fund = this.firm.funds.get(key)!;
+    this.fundsUsed.add(fund.id);
     return fund.id;
-  };
-  const money = (cents: number, date: string) => moneyJson(firm, cents, currency, date);
-  const priceMoney = (e4: number, date: string) => ({ ...money(0, date), value: fmtE4(e4) });
+  }
 
-  const addSecurity = (
+  private money(cents: number, date: string) {
+    return moneyJson(this.firm, cents, this.currency, date);
+  }
+
+  private priceMoney(e4: number, date: string) {
+    return { ...this.money(0, date), value: fmtE4(e4) };
+  }
+
+  private rate(date: string): string {
+    return this.firm.fx.rate(this.currency, this.firm.spec.currency, date);
+  }
+
+  private addSecurity(
     kind: SecurityKind,
     date: string,
     fundId: string,
     financingId: string | null,
     shareClassId: string | null,
     details: Record<string, unknown>,
-  ): Row =>
-    rows.add('securities', {
-      id: ids.next('sec'),
-      firm_id: firm.id,
-      company_id: company.id,
+  ): Row {
+    return this.rows.add('securities', {
+      id: this.ids.next('sec'),
+      firm_id: this.firm.id,
+      company_id: this.company.id,
       fund_id: fundId,
       financing_id: financingId,
       share_class_id: shareClassId,
@@ -130,8 +214,9 @@ export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
       details: JSON.stringify(details),
       created_at: instant(addDays(date, 3), 11),
     });
+  }
 
-  const addTransaction = (
+  private addTransaction(
     event: 'exercise' | 'conversion' | 'sale',
     date: string,
     input: string,
@@ -139,12 +224,13 @@ export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
     shares: number | null,
     invested: number,
     proceeds: number | null,
-  ) => {
-    const rate = firm.fx.rate(currency, firm.spec.currency, date);
-    rows.add('transactions', {
-      id: ids.next('txn'),
-      firm_id: firm.id,
-      company_id: company.id,
+  ): void {
+    const { currency } = this;
+    const rate = this.rate(date);
+    this.rows.add('transactions', {
+      id: this.ids.next('txn'),
+      firm_id: this.firm.id,
+      company_id: this.company.id,
       input_security_id: input,
       output_security_id: output,
       date,
@@ -160,46 +246,46 @@ export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
       proceeds_is_custom_rate: proceeds === null ? null : false,
       created_at: instant(addDays(date, 2), 15),
     });
-  };
+  }
 
-  const addShareClass = (
+  private addShareClass(
     round: Round,
     name: string,
     purchaseType: 'primary' | 'secondary',
     type: 'common' | 'preferred',
     priceE4: number,
-  ): string => {
-    const id = ids.next('shc');
-    rows.add('share_classes', {
+  ): string {
+    const id = this.ids.next('shc');
+    this.rows.add('share_classes', {
       id,
-      firm_id: firm.id,
-      company_id: company.id,
+      firm_id: this.firm.id,
+      company_id: this.company.id,
       financing_id: round.id,
       purchase_type: purchaseType,
       type,
       name,
       price_per_share_value: fmtE4(priceE4),
-      price_per_share_currency: currency,
-      price_per_share_fx_rate: firm.fx.rate(currency, firm.spec.currency, round.date),
+      price_per_share_currency: this.currency,
+      price_per_share_fx_rate: this.rate(round.date),
       price_per_share_is_custom_rate: false,
       include_in_fair_value: purchaseType === 'primary',
       created_at: instant(addDays(round.date, 2), 10, 30),
     });
     return id;
-  };
+  }
 
   /** A certificate bought for about `target` cents: whole shares at the class price. */
-  const buyCertificate = (
+  private buyCertificate(
     round: Round,
     classId: string,
     className: string,
     priceE4: number,
     target: number,
-  ): Position => {
+  ): Position {
     const shares = Math.floor((target * 100) / priceE4);
     const invested = amountAt(shares, priceE4);
-    const row = addSecurity('certificate', round.date, fundFor(round.date), round.id, classId, {
-      investment_amount: money(invested, round.date),
+    const row = this.addSecurity('certificate', round.date, this.fundFor(round.date), round.id, classId, {
+      investment_amount: this.money(invested, round.date),
       shares: String(shares),
       share_class_name: className,
     });
@@ -212,52 +298,51 @@ export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
       cost: invested,
       shares,
     };
-    positions.push(position);
+    this.positions.push(position);
     return position;
-  };
+  }
 
-  for (const round of company.model.rounds) {
-    byName.set(round.name, round);
-    const plan = round.plan;
-    const isPriced = round.kind === 'priced';
-    const isEquity = isPriced || round.kind === 'ipo';
-    const fdsPre = fds;
-    const priceE4 = isEquity ? Math.round((round.preMoney! * 100) / fdsPre) : 0;
-
-    // Convertibles outstanding convert into this priced round.
-    let conversionShares = 0;
-    const conversions: { position: Position; shares: number; accrued: number }[] = [];
-    if (isPriced) {
-      for (const p of pending.splice(0)) {
-        const discounted = Math.round(priceE4 * (1 - p.discount));
-        const convPrice =
-          p.capE4 === null ? discounted : Math.min(discounted, Math.round((p.capE4 * 100) / fdsPre));
-        const days = (Date.parse(round.date) - Date.parse(p.position.from)) / 86_400_000;
-        const accrued = Math.round(p.position.cost * p.accruedRate * (days / 365));
-        const roundAccrued = Math.round(p.roundSize * p.accruedRate * (days / 365));
-        conversionShares += Math.floor(((p.roundSize + roundAccrued) * 100) / convPrice);
-        conversions.push({
-          position: p.position,
-          shares: Math.floor(((p.position.cost + accrued) * 100) / convPrice),
-          accrued,
-        });
-        if (p.accruedRate > 0) {
-          const details = JSON.parse(p.row.details as string) as Record<string, unknown>;
-          details.accrued_interest = fmtCents(accrued);
-          p.row.details = JSON.stringify(details);
-        }
+  /** Convertibles outstanding convert into this priced round. */
+  private convertPending(round: Round, priceE4: number, fdsPre: number): Conversions {
+    const conversions: Conversions = { shares: 0, fund: [] };
+    for (const p of this.pending.splice(0)) {
+      const discounted = Math.round(priceE4 * (1 - p.discount));
+      const convPrice =
+        p.capE4 === null ? discounted : Math.min(discounted, Math.round((p.capE4 * 100) / fdsPre));
+      const days = (Date.parse(round.date) - Date.parse(p.position.from)) / 86_400_000;
+      const accrued = Math.round(p.position.cost * p.accruedRate * (days / 365));
+      const roundAccrued = Math.round(p.roundSize * p.accruedRate * (days / 365));
+      conversions.shares += Math.floor(((p.roundSize + roundAccrued) * 100) / convPrice);
+      conversions.fund.push({
+        position: p.position,
+        shares: Math.floor(((p.position.cost + accrued) * 100) / convPrice),
+        accrued,
+      });
+      if (p.accruedRate > 0) {
+        const details = JSON.parse(p.row.details as string) as Record<string, unknown>;
+        details.accrued_interest = fmtCents(accrued);
+        p.row.details = JSON.stringify(details);
       }
     }
-    const newShares = isEquity ? Math.round((round.size * 100) / priceE4) : 0;
-    const pool = isPriced && pricedCount > 0 ? Math.round((fdsPre + newShares) * 0.04) : 0;
-    if (isEquity) {
-      fds = fdsPre + newShares + conversionShares + pool;
-      prices.push({ date: round.date, priceE4, fds });
-    }
+    return conversions;
+  }
 
-    // The financing row.
-    const rate = firm.fx.rate(currency, firm.spec.currency, round.date);
-    const customRate = plan.name === 'Series B' && spec.currency === 'INR';
+  /** New shares, converted ones and (after the first priced round) a pool top-up: the new price point. */
+  private dilute(round: Round, priceE4: number, fdsPre: number, conversionShares: number): void {
+    const newShares = Math.round((round.size * 100) / priceE4);
+    const pool =
+      round.kind === 'priced' && this.pricedCount > 0 ? Math.round((fdsPre + newShares) * 0.04) : 0;
+    this.fds = fdsPre + newShares + conversionShares + pool;
+    this.prices.push({ date: round.date, priceE4, fds: this.fds });
+  }
+
+  private addFinancing(round: Round): void {
+    const { plan } = round;
+    const { currency, rng, pricedCount } = this;
+    const isPriced = round.kind === 'priced';
+    const isEquity = isPriced || round.kind === 'ipo';
+    const rate = this.rate(round.date);
+    const customRate = plan.name === 'Series B' && this.company.spec.currency === 'INR';
     const sizeRate = customRate ? (Number(rate) * 1.004).toFixed(6) : rate;
     const seniority: Seniority | null = isPriced
       ? (plan.seniority ??
@@ -266,10 +351,10 @@ export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
     const participation: Participation | null = isPriced
       ? (plan.participation ?? (rng.chance(0.85) ? 'NON_PARTICIPATING' : 'FULLY_PARTICIPATING'))
       : null;
-    rows.add('financings', {
+    this.rows.add('financings', {
       id: round.id,
-      firm_id: firm.id,
-      company_id: company.id,
+      firm_id: this.firm.id,
+      company_id: this.company.id,
       name: round.name,
       closing_date: round.date,
       pre_money_value: round.preMoney === null ? null : fmtCents(round.preMoney),
@@ -281,7 +366,7 @@ export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
       round_size_fx_rate: sizeRate,
       round_size_is_custom_rate: customRate,
       round_size_converted_value: mulRate(round.size, sizeRate),
-      fully_diluted_shares: isEquity ? String(fds) : null,
+      fully_diluted_shares: isEquity ? String(this.fds) : null,
       is_crypto: round.kind.startsWith('token'),
       liquidation_multiple: isPriced ? (plan.liquidationMultiple ?? '1.00') : null,
       cap_multiple: participation === 'CAPPED_PARTICIPATING' ? (plan.capMultiple ?? '3.00') : null,
@@ -289,332 +374,373 @@ export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
       participation_type: participation,
       created_at: instant(addDays(round.date, 2), 10),
     });
+  }
 
-    // Co-investors: the firm itself when it led, otherwise another lead; a few others.
-    const others = rng.sample(firm.spec.coInvestors, rng.int(1, 3));
-    const investors = plan.lead ? [ourName, ...others] : others;
+  /** The firm itself first when it led, otherwise another lead; a few others. */
+  private addCoInvestors(round: Round): void {
+    const others = this.rng.sample(this.firm.spec.coInvestors, this.rng.int(1, 3));
+    const investors = round.plan.lead ? [this.firm.spec.name, ...others] : others;
     investors.forEach((name, position) => {
-      rows.add('financing_co_investors', {
-        id: ids.next('coi'),
+      this.rows.add('financing_co_investors', {
+        id: this.ids.next('coi'),
         financing_id: round.id,
         name,
         is_lead: position === 0,
         position,
       });
     });
-    (plan.pariPassuWith ?? []).forEach((otherName, position) => {
-      const other = byName.get(otherName);
-      if (!other) throw new Error(`${spec.name}: pari passu round ${otherName} must come earlier`);
-      rows.add('financing_pari_passu', { financing_id: round.id, other_financing_id: other.id, position });
-    });
+  }
 
-    // Share classes and the fund's securities.
+  private addPariPassu(round: Round): void {
+    (round.plan.pariPassuWith ?? []).forEach((otherName, position) => {
+      const other = this.byName.get(otherName);
+      if (!other) {
+        throw new Error(`${this.company.spec.name}: pari passu round ${otherName} must come earlier`);
+      }
+      this.rows.add('financing_pari_passu', {
+        financing_id: round.id,
+        other_financing_id: other.id,
+        position,
+      });
+    });
+  }
+
+  /** The fund's check: a share of the round, at most 8 % of the fund's size. */
+  private fundTarget(round: Round): number {
+    const { firm, rng, currency } = this;
     const share =
       round.kind === 'ipo'
         ? rng.between(0.01, 0.03)
-        : plan.lead
+        : round.plan.lead
           ? rng.between(0.35, 0.55)
           : rng.between(0.08, 0.2);
-    // A fund writes checks of at most 8 % of its size.
-    const fund = firm.spec.funds.find((f) => f.key === firm.spec.fundFor(round.date, company.firstDate))!;
+    const fund = firm.spec.funds.find(
+      (f) => f.key === firm.spec.fundFor(round.date, this.company.firstDate),
+    )!;
     const maxCheck = (Number(fund.size) * 0.08) / Number(firm.fx.rate(currency, fund.currency, round.date));
-    const target = nice(Math.min((round.size / 100) * share, maxCheck)) * 100;
-    switch (round.kind) {
-      case 'priced': {
-        const className = `${round.name} Preferred`;
-        const classId = addShareClass(round, className, 'primary', 'preferred', priceE4);
-        const bought = buyCertificate(round, classId, className, priceE4, target);
-        for (const c of conversions) {
-          const out = addSecurity('certificate', round.date, fundFor(c.position.from), round.id, classId, {
-            investment_amount: money(c.position.cost, round.date),
-            shares: String(c.shares),
-            share_class_name: className,
-          });
-          c.position.until = round.date;
-          positions.push({
-            securityId: out.id as string,
-            kind: 'certificate',
-            from: round.date,
-            until: null,
-            purchase: 0,
-            cost: c.position.cost,
-            shares: c.shares,
-          });
-          addTransaction(
-            'conversion',
-            round.date,
-            c.position.securityId,
-            out.id as string,
-            c.shares,
-            c.position.cost,
-            null,
-          );
-        }
-        if (plan.secondary) {
-          const secondaryPrice = Math.round(priceE4 * 0.7);
-          const secondaryName = 'Common (secondary)';
-          const secondaryId = addShareClass(round, secondaryName, 'secondary', 'common', secondaryPrice);
-          buyCertificate(
-            round,
-            secondaryId,
-            secondaryName,
-            secondaryPrice,
-            nice((round.size / 100) * 0.03) * 100,
-          );
-        }
-        if (plan.warrant) {
-          const warrantShares = Math.round(bought.shares * 0.1);
-          const fundId = fundFor(round.date);
-          const warrant = addSecurity('warrant', round.date, fundId, round.id, null, {
-            due_date: addMonths(round.date, 84),
-            exercise_price: priceMoney(priceE4, round.date),
-            shares: String(warrantShares),
-            total_cost: fmtCents(amountAt(warrantShares, priceE4)),
-          });
-          const position: Position = {
-            securityId: warrant.id as string,
-            kind: 'warrant',
-            from: round.date,
-            until: null,
-            purchase: 0,
-            cost: 0,
-            shares: warrantShares,
-            strikeE4: priceE4,
-          };
-          positions.push(position);
-          const exercisedAt = plan.warrant.exercisedAt;
-          if (exercisedAt) {
-            const cost = amountAt(warrantShares, priceE4);
-            const out = addSecurity('certificate', exercisedAt, fundId, round.id, classId, {
-              investment_amount: money(cost, exercisedAt),
-              shares: String(warrantShares),
-              share_class_name: className,
-            });
-            position.until = exercisedAt;
-            positions.push({
-              securityId: out.id as string,
-              kind: 'certificate',
-              from: exercisedAt,
-              until: null,
-              purchase: cost,
-              cost,
-              shares: warrantShares,
-            });
-            addTransaction(
-              'exercise',
-              exercisedAt,
-              warrant.id as string,
-              out.id as string,
-              warrantShares,
-              cost,
-              null,
-            );
-          }
-        }
-        pricedCount++;
-        break;
-      }
-      case 'safe':
-      case 'note': {
-        const isNote = round.kind === 'note';
-        const cap = isNote ? null : nice((round.size / 100) * rng.between(6, 10)) * 100;
-        const invested = isNote ? nice((round.size / 100) * 0.5) * 100 : target;
-        const row = addSecurity('convertible', round.date, fundFor(round.date), round.id, null, {
-          convertible_type: isNote ? 'convertible_note' : 'safe',
-          discount: isNote ? '0.15' : '0.20',
-          valuation_cap: cap === null ? null : money(cap, round.date),
-          maturity_date: isNote ? addMonths(round.date, 18) : null,
-          interest_rate: isNote ? '0.08' : null,
-          days_convention: isNote ? 365 : null,
-          investment_amount: money(invested, round.date),
-          accrued_interest: isNote ? '0.00' : null,
-        });
-        const position: Position = {
-          securityId: row.id as string,
-          kind: 'convertible',
-          from: round.date,
-          until: null,
-          purchase: invested,
-          cost: invested,
-          shares: 0,
-        };
-        positions.push(position);
-        pending.push({
-          position,
-          row,
-          roundSize: round.size,
-          discount: isNote ? 0.15 : 0.2,
-          capE4: cap,
-          accruedRate: isNote ? 0.08 : 0,
-        });
-        break;
-      }
-      case 'ipo': {
-        const className = 'Class A Common';
-        addShareClass(round, className, 'primary', 'common', priceE4);
-        const shares = Math.floor((target * 100) / priceE4);
-        const invested = amountAt(shares, priceE4);
-        const fundId = fundFor(round.date);
-        const row = addSecurity('public_equity', round.date, fundId, null, null, {
-          price_per_share: priceMoney(priceE4, round.date),
-          shares: String(shares),
-          investment_amount: money(invested, round.date),
-        });
-        // A listed stock: a monthly random walk from the offer price.
-        let price = priceE4;
-        for (let d = round.date; d.slice(0, 7) <= DEMO_TODAY.slice(0, 7); d = addMonths(d, 1)) {
-          market.set(d.slice(0, 7), price);
-          price = Math.max(1, Math.round(price * (1 + rng.normal(0.012, 0.08))));
-        }
-        // Part of the holding is sold after the lock-up.
-        const saleDate = addMonths(round.date, 6);
-        const sold = Math.round(shares * 0.4);
-        const soldCost = Math.round((invested * sold) / shares);
-        const proceeds = amountAt(sold, market.get(saleDate.slice(0, 7)) ?? priceE4);
-        const id = row.id as string;
-        positions.push(
-          {
-            securityId: id,
-            kind: 'public_equity',
-            from: round.date,
-            until: null,
-            purchase: invested - soldCost,
-            cost: invested - soldCost,
-            shares: shares - sold,
-          },
-          {
-            securityId: id,
-            kind: 'public_equity',
-            from: round.date,
-            until: saleDate,
-            purchase: soldCost,
-            cost: soldCost,
-            shares: sold,
-            proceeds,
-          },
-        );
-        if (saleDate <= DEMO_TODAY) addTransaction('sale', saleDate, id, null, sold, soldCost, proceeds);
-        break;
-      }
-      case 'token-saft': {
-        const row = addSecurity('token_convertible', round.date, fundFor(round.date), round.id, null, {
-          token: spec.token ?? null,
-          purchase_amount: money(target, round.date),
-        });
-        const position: Position = {
-          securityId: row.id as string,
-          kind: 'token_convertible',
-          from: round.date,
-          until: null,
-          purchase: target,
-          cost: target,
-          shares: 0,
-        };
-        positions.push(position);
-        pendingToken = { position, amount: target };
-        break;
-      }
-      case 'token-sale': {
-        // Token generation: a listed price, a walk afterwards, and the pre-sale converts at half price.
-        let tokenPrice = rng.int(900, 1500);
-        const launch = tokenPrice;
-        for (let d = round.date; d.slice(0, 7) <= DEMO_TODAY.slice(0, 7); d = addMonths(d, 1)) {
-          tokens.set(d.slice(0, 7), tokenPrice);
-          tokenPrice = Math.max(50, Math.round(tokenPrice * (1 + rng.normal(0.005, 0.14))));
-        }
-        const fundId = fundFor(round.date);
-        const quantity = Math.floor((target * 100) / launch);
-        const invested = amountAt(quantity, launch);
-        const bought = addSecurity('token_investment', round.date, fundId, round.id, null, {
-          token: spec.token ?? null,
-          investment_amount: money(invested, round.date),
-          quantity: String(quantity),
-          price_per_token: priceMoney(launch, round.date),
-        });
-        positions.push({
-          securityId: bought.id as string,
-          kind: 'token_investment',
-          from: round.date,
-          until: null,
-          purchase: invested,
-          cost: invested,
-          shares: quantity,
-        });
-        if (pendingToken) {
-          const presalePrice = Math.round(launch / 2);
-          const converted = Math.floor((pendingToken.amount * 100) / presalePrice);
-          const out = addSecurity('token_investment', round.date, fundId, round.id, null, {
-            token: spec.token ?? null,
-            investment_amount: money(pendingToken.amount, round.date),
-            quantity: String(converted),
-            price_per_token: priceMoney(presalePrice, round.date),
-          });
-          pendingToken.position.until = round.date;
-          positions.push({
-            securityId: out.id as string,
-            kind: 'token_investment',
-            from: round.date,
-            until: null,
-            purchase: 0,
-            cost: pendingToken.amount,
-            shares: converted,
-          });
-          addTransaction(
-            'conversion',
-            round.date,
-            pendingToken.position.securityId,
-            out.id as string,
-            converted,
-            pendingToken.amount,
-            null,
-          );
-          pendingToken = null;
-        }
-        break;
-      }
-      case 'token-warrant': {
-        const strike = tokens.get(round.date.slice(0, 7)) ?? 1000;
-        const quantity = Math.floor((target * 100) / strike);
-        const row = addSecurity('token_warrant', round.date, fundFor(round.date), round.id, null, {
-          token: spec.token ?? null,
-          due_date: addMonths(round.date, 36),
-          total_cost: money(amountAt(quantity, strike), round.date),
-          exercise_price: priceMoney(strike, round.date),
-          quantity: String(quantity),
-        });
-        positions.push({
-          securityId: row.id as string,
-          kind: 'token_warrant',
-          from: round.date,
-          until: null,
-          purchase: 0,
-          cost: 0,
-          shares: quantity,
-          strikeE4: strike,
-        });
-        break;
-      }
-    }
+    return nice(Math.min((round.size / 100) * share, maxCheck)) * 100;
   }
 
-  // An exit sells every equity position at a multiple of the last round price.
-  let exitDate: string | null = null;
-  if (spec.status === 'exited' && spec.endDate) {
-    exitDate = spec.endDate;
-    const lastPrice = prices[prices.length - 1]!.priceE4;
+  /** Preferred shares, the converted notes and SAFEs, and optionally a secondary and a warrant. */
+  private addPricedRound({ round, priceE4, target, conversions }: RoundStep): void {
+    const { plan } = round;
+    const className = `${round.name} Preferred`;
+    const classId = this.addShareClass(round, className, 'primary', 'preferred', priceE4);
+    const bought = this.buyCertificate(round, classId, className, priceE4, target);
+    for (const c of conversions.fund) this.convertIntoClass(round, classId, className, c);
+    if (plan.secondary) {
+      const secondaryPrice = Math.round(priceE4 * 0.7);
+      const secondaryName = 'Common (secondary)';
+      const secondaryId = this.addShareClass(round, secondaryName, 'secondary', 'common', secondaryPrice);
+      this.buyCertificate(
+        round,
+        secondaryId,
+        secondaryName,
+        secondaryPrice,
+        nice((round.size / 100) * 0.03) * 100,
+      );
+    }
+    if (plan.warrant) this.addWarrant(round, classId, className, priceE4, bought.shares);
+    this.pricedCount++;
+  }
+
+  private convertIntoClass(
+    round: Round,
+    classId: string,
+    className: string,
+    c: Conversions['fund'][number],
+  ): void {
+    const out = this.addSecurity(
+      'certificate',
+      round.date,
+      this.fundFor(c.position.from),
+      round.id,
+      classId,
+      {
+        investment_amount: this.money(c.position.cost, round.date),
+        shares: String(c.shares),
+        share_class_name: className,
+      },
+    );
+    c.position.until = round.date;
+    this.positions.push({
+      securityId: out.id as string,
+      kind: 'certificate',
+      from: round.date,
+      until: null,
+      purchase: 0,
+      cost: c.position.cost,
+      shares: c.shares,
+    });
+    this.addTransaction(
+      'conversion',
+      round.date,
+      c.position.securityId,
+      out.id as string,
+      c.shares,
+      c.position.cost,
+      null,
+    );
+  }
+
+  /** A warrant for a tenth of the shares bought, exercised later when the plan says so. */
+  private addWarrant(
+    round: Round,
+    classId: string,
+    className: string,
+    priceE4: number,
+    bought: number,
+  ): void {
+    const warrantShares = Math.round(bought * 0.1);
+    const fundId = this.fundFor(round.date);
+    const warrant = this.addSecurity('warrant', round.date, fundId, round.id, null, {
+      due_date: addMonths(round.date, 84),
+      exercise_price: this.priceMoney(priceE4, round.date),
+      shares: String(warrantShares),
+      total_cost: fmtCents(amountAt(warrantShares, priceE4)),
+    });
+    const position: Position = {
+      securityId: warrant.id as string,
+      kind: 'warrant',
+      from: round.date,
+      until: null,
+      purchase: 0,
+      cost: 0,
+      shares: warrantShares,
+      strikeE4: priceE4,
+    };
+    this.positions.push(position);
+    const exercisedAt = round.plan.warrant?.exercisedAt;
+    if (!exercisedAt) return;
+    const cost = amountAt(warrantShares, priceE4);
+    const out = this.addSecurity('certificate', exercisedAt, fundId, round.id, classId, {
+      investment_amount: this.money(cost, exercisedAt),
+      shares: String(warrantShares),
+      share_class_name: className,
+    });
+    position.until = exercisedAt;
+    this.positions.push({
+      securityId: out.id as string,
+      kind: 'certificate',
+      from: exercisedAt,
+      until: null,
+      purchase: cost,
+      cost,
+      shares: warrantShares,
+    });
+    this.addTransaction(
+      'exercise',
+      exercisedAt,
+      warrant.id as string,
+      out.id as string,
+      warrantShares,
+      cost,
+      null,
+    );
+  }
+
+  /** A SAFE or a convertible note, pending until the next priced round. */
+  private addConvertible({ round, target }: RoundStep): void {
+    const isNote = round.kind === 'note';
+    const cap = isNote ? null : nice((round.size / 100) * this.rng.between(6, 10)) * 100;
+    const invested = isNote ? nice((round.size / 100) * 0.5) * 100 : target;
+    const row = this.addSecurity('convertible', round.date, this.fundFor(round.date), round.id, null, {
+      convertible_type: isNote ? 'convertible_note' : 'safe',
+      discount: isNote ? '0.15' : '0.20',
+      valuation_cap: cap === null ? null : this.money(cap, round.date),
+      maturity_date: isNote ? addMonths(round.date, 18) : null,
+      interest_rate: isNote ? '0.08' : null,
+      days_convention: isNote ? 365 : null,
+      investment_amount: this.money(invested, round.date),
+      accrued_interest: isNote ? '0.00' : null,
+    });
+    const position: Position = {
+      securityId: row.id as string,
+      kind: 'convertible',
+      from: round.date,
+      until: null,
+      purchase: invested,
+      cost: invested,
+      shares: 0,
+    };
+    this.positions.push(position);
+    this.pending.push({
+      position,
+      row,
+      roundSize: round.size,
+      discount: isNote ? 0.15 : 0.2,
+      capE4: cap,
+      accruedRate: isNote ? 0.08 : 0,
+    });
+  }
+
+  /** A listing: public shares at the offer price, a monthly market price, part sold after the lock-up. */
+  private addListing({ round, priceE4, target }: RoundStep): void {
+    const className = 'Class A Common';
+    this.addShareClass(round, className, 'primary', 'common', priceE4);
+    const shares = Math.floor((target * 100) / priceE4);
+    const invested = amountAt(shares, priceE4);
+    const fundId = this.fundFor(round.date);
+    const row = this.addSecurity('public_equity', round.date, fundId, null, null, {
+      price_per_share: this.priceMoney(priceE4, round.date),
+      shares: String(shares),
+      investment_amount: this.money(invested, round.date),
+    });
+    // A listed stock: a monthly random walk from the offer price.
+    let price = priceE4;
+    for (let d = round.date; d.slice(0, 7) <= DEMO_TODAY.slice(0, 7); d = addMonths(d, 1)) {
+      this.market.set(d.slice(0, 7), price);
+      price = Math.max(1, Math.round(price * (1 + this.rng.normal(0.012, 0.08))));
+    }
+    const saleDate = addMonths(round.date, 6);
+    const sold = Math.round(shares * 0.4);
+    const soldCost = Math.round((invested * sold) / shares);
+    const proceeds = amountAt(sold, this.market.get(saleDate.slice(0, 7)) ?? priceE4);
+    const id = row.id as string;
+    this.positions.push(
+      {
+        securityId: id,
+        kind: 'public_equity',
+        from: round.date,
+        until: null,
+        purchase: invested - soldCost,
+        cost: invested - soldCost,
+        shares: shares - sold,
+      },
+      {
+        securityId: id,
+        kind: 'public_equity',
+        from: round.date,
+        until: saleDate,
+        purchase: soldCost,
+        cost: soldCost,
+        shares: sold,
+        proceeds,
+      },
+    );
+    if (saleDate <= DEMO_TODAY) this.addTransaction('sale', saleDate, id, null, sold, soldCost, proceeds);
+  }
+
+  /** A token pre-sale (SAFT), pending until the token generation event. */
+  private addTokenPresale({ round, target }: RoundStep): void {
+    const row = this.addSecurity('token_convertible', round.date, this.fundFor(round.date), round.id, null, {
+      token: this.company.spec.token ?? null,
+      purchase_amount: this.money(target, round.date),
+    });
+    const position: Position = {
+      securityId: row.id as string,
+      kind: 'token_convertible',
+      from: round.date,
+      until: null,
+      purchase: target,
+      cost: target,
+      shares: 0,
+    };
+    this.positions.push(position);
+    this.pendingToken = { position, amount: target };
+  }
+
+  /** Token generation: a listed price, a walk afterwards, and the pre-sale converts at half price. */
+  private addTokenSale({ round, target }: RoundStep): void {
+    const token = this.company.spec.token ?? null;
+    let tokenPrice = this.rng.int(900, 1500);
+    const launch = tokenPrice;
+    for (let d = round.date; d.slice(0, 7) <= DEMO_TODAY.slice(0, 7); d = addMonths(d, 1)) {
+      this.tokens.set(d.slice(0, 7), tokenPrice);
+      tokenPrice = Math.max(50, Math.round(tokenPrice * (1 + this.rng.normal(0.005, 0.14))));
+    }
+    const fundId = this.fundFor(round.date);
+    const quantity = Math.floor((target * 100) / launch);
+    const invested = amountAt(quantity, launch);
+    const bought = this.addSecurity('token_investment', round.date, fundId, round.id, null, {
+      token,
+      investment_amount: this.money(invested, round.date),
+      quantity: String(quantity),
+      price_per_token: this.priceMoney(launch, round.date),
+    });
+    this.positions.push({
+      securityId: bought.id as string,
+      kind: 'token_investment',
+      from: round.date,
+      until: null,
+      purchase: invested,
+      cost: invested,
+      shares: quantity,
+    });
+    const presale = this.pendingToken;
+    if (!presale) return;
+    const presalePrice = Math.round(launch / 2);
+    const converted = Math.floor((presale.amount * 100) / presalePrice);
+    const out = this.addSecurity('token_investment', round.date, fundId, round.id, null, {
+      token,
+      investment_amount: this.money(presale.amount, round.date),
+      quantity: String(converted),
+      price_per_token: this.priceMoney(presalePrice, round.date),
+    });
+    presale.position.until = round.date;
+    this.positions.push({
+      securityId: out.id as string,
+      kind: 'token_investment',
+      from: round.date,
+      until: null,
+      purchase: 0,
+      cost: presale.amount,
+      shares: converted,
+    });
+    this.addTransaction(
+      'conversion',
+      round.date,
+      presale.position.securityId,
+      out.id as string,
+      converted,
+      presale.amount,
+      null,
+    );
+    this.pendingToken = null;
+  }
+
+  /** A token warrant struck at the month's token price. */
+  private addTokenWarrant({ round, target }: RoundStep): void {
+    const strike = this.tokens.get(round.date.slice(0, 7)) ?? 1000;
+    const quantity = Math.floor((target * 100) / strike);
+    const row = this.addSecurity('token_warrant', round.date, this.fundFor(round.date), round.id, null, {
+      token: this.company.spec.token ?? null,
+      due_date: addMonths(round.date, 36),
+      total_cost: this.money(amountAt(quantity, strike), round.date),
+      exercise_price: this.priceMoney(strike, round.date),
+      quantity: String(quantity),
+    });
+    this.positions.push({
+      securityId: row.id as string,
+      kind: 'token_warrant',
+      from: round.date,
+      until: null,
+      purchase: 0,
+      cost: 0,
+      shares: quantity,
+      strikeE4: strike,
+    });
+  }
+
+  /** An exit sells every equity position at a multiple of the last round price; the exit date or null. */
+  private sellAtExit(): string | null {
+    const { spec } = this.company;
+    if (spec.status !== 'exited' || !spec.endDate) return null;
+    const exitDate = spec.endDate;
+    const lastPrice = this.prices[this.prices.length - 1]!.priceE4;
     const exitPrice = Math.round(lastPrice * (spec.exitMultiple ?? 1));
-    for (const p of positions) {
+    for (const p of this.positions) {
       if (p.kind !== 'certificate' || p.until !== null) continue;
       p.until = exitDate;
       p.proceeds = amountAt(p.shares, exitPrice);
-      addTransaction('sale', exitDate, p.securityId, null, p.shares, p.cost, p.proceeds);
+      this.addTransaction('sale', exitDate, p.securityId, null, p.shares, p.cost, p.proceeds);
     }
+    return exitDate;
   }
+}
 
-  for (const fundId of [...fundsUsed].sort()) {
-    rows.add('company_funds', { company_id: company.id, fund_id: fundId });
-  }
-  return { positions, prices, market, tokens, exitDate };
+export function buildCapTable(firm: FirmCtx, company: CompanyCtx): CapTable {
+  return new CapTableBuilder(firm, company).build();
 }
 
 /** The investor-side metrics, from the holdings: quarterly marks and the round valuations. */

@@ -229,107 +229,220 @@ export function reportingMonths(spec: CompanySpec, months: readonly Month[]): Mo
   return months.filter((m) => m.key >= from && (!spec.endDate || m.end <= spec.endDate));
 }
 
-export function simulateCompany(
-  firm: FirmSpec,
-  spec: CompanySpec,
-  rng: Rng,
-  newId: (prefix: string) => string,
-): CompanyModel {
-  const scale = 1 / USD_ANCHOR[spec.currency]!;
-  const months = reportingMonths(spec, firm.months);
-  const start = months[0]!;
-  const model = spec.model;
+/** What a company is like: drawn once, fixed for the whole simulation. */
+interface Character {
+  quality: number;
+  season: number[];
+  costPerFte: number;
+  gna: number;
+  gm0: number;
+  gmDrift: number;
+  marketing: number;
+  capexShare: number;
+  dso: number;
+  dpo: number;
+  churnRate: number;
+  contractionRate: number;
+  expansionRate: number;
+  reactivates: boolean;
+  servicesShare: number;
+  acv: number;
+  usersPerRevenue: number;
+  /** From this date on a company that will be written off declines. */
+  declineFrom: string | null;
+}
 
-  // Rounds: those before the data sized from the stage table, the others in the simulation.
-  const rounds: Round[] = spec.rounds.map((plan) => ({
-    id: newId('fin'),
-    plan,
-    kind: plan.kind ?? 'priced',
-    name: plan.name,
-    stage: stageOf(plan),
-    date: plan.date,
-    size: 0,
-    preMoney: null,
-    debt: 0,
-  }));
-  const before = rounds.filter((r) => r.date < start.start);
-  for (const r of before) r.size = sizeRound(rng, r.kind, r.stage, scale);
-  const lastBefore = before[before.length - 1];
-  const startStage: Stage = (() => {
+/** One month's sales: revenue and, for SaaS, the ARR movements. */
+interface Sales {
+  revenue: number;
+  newLogo: number;
+  expansion: number;
+  contraction: number;
+  churned: number;
+  reactivation: number;
+}
+
+/** One month's costs, all in cents. */
+interface Costs {
+  cogs: number;
+  grossProfit: number;
+  opex: number;
+  ebitda: number;
+  capex: number;
+  depreciation: number;
+}
+
+/** The month-by-month simulation of one company; its state is the company's books so far. */
+class CompanySimulation {
+  private readonly scale: number;
+  private readonly months: Month[];
+  private readonly start: Month;
+  private readonly model: Model;
+  private readonly rounds: Round[];
+  private readonly lastBefore: Round | undefined;
+  private readonly startStage: Stage;
+  private readonly terms: StageTerms;
+  private readonly c: Character;
+
+  private revenueTrend: number;
+  private arr: number;
+  private headcount = 0;
+  private cash = 0;
+  private ppe = 0;
+  private longTermDebt = 0;
+  private lastLayoff = -99;
+  private customers = 0;
+  private activeUsers = 0;
+  private readonly burns: number[] = [];
+  private readonly books: MonthBook[] = [];
+  private squeezes = 0;
+
+  constructor(
+    firm: FirmSpec,
+    private readonly spec: CompanySpec,
+    private readonly rng: Rng,
+    newId: (prefix: string) => string,
+  ) {
+    this.scale = 1 / USD_ANCHOR[spec.currency]!;
+    this.months = reportingMonths(spec, firm.months);
+    this.start = this.months[0]!;
+    this.model = spec.model;
+
+    // Rounds: those before the data sized from the stage table, the others in the simulation.
+    this.rounds = spec.rounds.map((plan) => ({
+      id: newId('fin'),
+      plan,
+      kind: plan.kind ?? 'priced',
+      name: plan.name,
+      stage: stageOf(plan),
+      date: plan.date,
+      size: 0,
+      preMoney: null,
+      debt: 0,
+    }));
+    const before = this.rounds.filter((r) => r.date < this.start.start);
+    for (const r of before) r.size = sizeRound(rng, r.kind, r.stage, this.scale);
+    this.lastBefore = before[before.length - 1];
     const priced = before.filter((r) => r.kind === 'priced');
-    return priced.length > 0 ? priced[priced.length - 1]!.stage : 'Pre-seed';
-  })();
-  const terms = STAGES[startStage];
+    this.startStage = priced.length > 0 ? priced[priced.length - 1]!.stage : 'Pre-seed';
+    this.terms = STAGES[this.startStage];
+    this.c = this.drawCharacter();
 
-  // Company character.
-  const quality = rng.between(0.75, 1.3);
-  const season = SEASON[model];
-  const costPerFte = (COST_PER_FTE[spec.city] ?? 10_000) * scale;
-  const gna = 15_000 * scale;
-  const [gmLow, gmHigh] = GROSS_MARGIN[model];
-  const gm0 = rng.between(gmLow, gmHigh);
-  const gmDrift = rng.between(0.01, 0.06);
-  const marketing = MARKETING[model] * rng.between(0.8, 1.2);
-  const capexShare = rng.between(...CAPEX[model]);
-  const dso = rng.between(30, 55);
-  const dpo = rng.between(25, 45);
-  const churnRate = rng.between(0.005, 0.012);
-  const contractionRate = rng.between(0.002, 0.005);
-  const expansionRate = rng.between(0.008, 0.02);
-  const reactivates = rng.chance(0.6);
-  const servicesShare = rng.between(0.03, 0.1);
-  const acv = rng.between(8_000, 40_000) * scale;
-  const usersPerRevenue = rng.between(0.02, 0.08) / scale;
-  const declineFrom = spec.status === 'written-off' && spec.endDate ? addMonths(spec.endDate, -15) : null;
+    const { model, terms, c, scale } = this;
+    this.revenueTrend = model === 'biotech' ? 0 : terms.revenue * c.quality * scale;
+    this.arr = model === 'saas' ? wholeCents(this.revenueTrend * 12 * (1 - c.servicesShare)) : 0;
+    if (this.arr > 0) this.revenueTrend = this.arr / 100 / 12 / (1 - c.servicesShare);
+  }
 
-  let revenueTrend = model === 'biotech' ? 0 : terms.revenue * quality * scale;
-  let arr = model === 'saas' ? wholeCents(revenueTrend * 12 * (1 - servicesShare)) : 0;
-  if (arr > 0) revenueTrend = arr / 100 / 12 / (1 - servicesShare);
+  run(): CompanyModel {
+    this.openBooks();
+    for (let k = 0; k < this.months.length; k++) this.simulateMonth(k);
+    // Rounds after the data (none in the demo) keep a size from the stage table.
+    for (const r of this.rounds) if (r.size === 0) r.size = sizeRound(this.rng, r.kind, r.stage, this.scale);
+    this.valueRounds();
+    const { spec, rounds, books, startStage, squeezes } = this;
+    return { spec, rounds, books, startStage, squeezes };
+  }
 
-  const grossMarginAt = (k: number) => gm0 + (gmDrift * k) / 60;
-  // Monthly cost of one more employee, with the overheads and lab or plant spend that scale with the team.
-  const perHead = (k: number) =>
-    (costPerFte * 1.04 ** (k / 12) + gna / 40) * (model === 'biotech' ? 2.2 : 1) * (1 + capexShare);
-  const burnAt = (hc: number, rev: number, k: number) =>
-    hc * perHead(k) + rev * marketing + gna - rev * (model === 'biotech' ? 0 : grossMarginAt(k));
-  const nextRoundAfter = (date: string) => rounds.find((r) => r.date > date);
+  private drawCharacter(): Character {
+    const { rng, model, spec, scale } = this;
+    const quality = rng.between(0.75, 1.3);
+    const [gmLow, gmHigh] = GROSS_MARGIN[model];
+    return {
+      quality,
+      season: SEASON[model],
+      costPerFte: (COST_PER_FTE[spec.city] ?? 10_000) * scale,
+      gna: 15_000 * scale,
+      gm0: rng.between(gmLow, gmHigh),
+      gmDrift: rng.between(0.01, 0.06),
+      marketing: MARKETING[model] * rng.between(0.8, 1.2),
+      capexShare: rng.between(...CAPEX[model]),
+      dso: rng.between(30, 55),
+      dpo: rng.between(25, 45),
+      churnRate: rng.between(0.005, 0.012),
+      contractionRate: rng.between(0.002, 0.005),
+      expansionRate: rng.between(0.008, 0.02),
+      reactivates: rng.chance(0.6),
+      servicesShare: rng.between(0.03, 0.1),
+      acv: rng.between(8_000, 40_000) * scale,
+      usersPerRevenue: rng.between(0.02, 0.08) / scale,
+      declineFrom: spec.status === 'written-off' && spec.endDate ? addMonths(spec.endDate, -15) : null,
+    };
+  }
 
-  // Cash at the start: enough to reach the next round with a few months to spare, or what is left
-  // of the last round when no other is coming.
-  let headcount = Math.max(3, Math.round(terms.headcount * rng.between(0.8, 1.2)));
-  const firstNext = nextRoundAfter(start.start);
-  const leftOfLast = lastBefore
-    ? lastBefore.size * Math.min(0.95, Math.max(0.3, 1 - monthsBetween(lastBefore.date, start.start) / 30))
-    : Number.POSITIVE_INFINITY;
-  const toNext = firstNext ? monthsBetween(start.start, firstNext.date) + rng.int(4, 8) : 24;
-  let cash = Math.round(
-    Math.min(leftOfLast, cents(Math.max(burnAt(headcount, revenueTrend, 0), 10_000 * scale) * toNext)),
-  );
-  while (headcount > 3 && burnAt(headcount, revenueTrend, 0) * toNext > cash / 100) headcount--;
+  private grossMarginAt(k: number): number {
+    return this.c.gm0 + (this.c.gmDrift * k) / 60;
+  }
 
-  let ppe =
-    model === 'climate' || model === 'biotech'
-      ? cents(headcount * costPerFte * 2)
-      : cents(headcount * 1500 * scale);
-  let longTermDebt = 0;
-  let lastLayoff = -99;
-  let customers = Math.max(3, Math.round(arr / 100 / acv));
-  let activeUsers = 0;
-  let previousPost = 0;
-  const burns: number[] = [];
-  const books: MonthBook[] = [];
-  let squeezes = 0;
+  /** Monthly cost of one more employee, with the overheads and lab or plant spend that scale with the team. */
+  private perHead(k: number): number {
+    const { costPerFte, gna, capexShare } = this.c;
+    return (
+      (costPerFte * 1.04 ** (k / 12) + gna / 40) * (this.model === 'biotech' ? 2.2 : 1) * (1 + capexShare)
+    );
+  }
 
-  for (let k = 0; k < months.length; k++) {
-    const month = months[k]!;
-    const calendar = month.month - 1;
-    const declining = declineFrom !== null && month.start >= declineFrom;
+  private burnAt(hc: number, rev: number, k: number): number {
+    const { marketing, gna } = this.c;
+    return (
+      hc * this.perHead(k) +
+      rev * marketing +
+      gna -
+      rev * (this.model === 'biotech' ? 0 : this.grossMarginAt(k))
+    );
+  }
+
+  private nextRoundAfter(date: string): Round | undefined {
+    return this.rounds.find((r) => r.date > date);
+  }
+
+  /**
+   * Team and cash at the start: enough to reach the next round with a few months to spare, or what
+   * is left of the last round when no other is coming.
+   */
+  private openBooks(): void {
+    const { rng, terms, lastBefore, start, scale, model, c } = this;
+    let headcount = Math.max(3, Math.round(terms.headcount * rng.between(0.8, 1.2)));
+    const firstNext = this.nextRoundAfter(start.start);
+    const leftOfLast = lastBefore
+      ? lastBefore.size * Math.min(0.95, Math.max(0.3, 1 - monthsBetween(lastBefore.date, start.start) / 30))
+      : Number.POSITIVE_INFINITY;
+    const toNext = firstNext ? monthsBetween(start.start, firstNext.date) + rng.int(4, 8) : 24;
+    this.cash = Math.round(
+      Math.min(
+        leftOfLast,
+        cents(Math.max(this.burnAt(headcount, this.revenueTrend, 0), 10_000 * scale) * toNext),
+      ),
+    );
+    while (headcount > 3 && this.burnAt(headcount, this.revenueTrend, 0) * toNext > this.cash / 100) {
+      headcount--;
+    }
+    this.headcount = headcount;
+    this.ppe =
+      model === 'climate' || model === 'biotech'
+        ? cents(headcount * c.costPerFte * 2)
+        : cents(headcount * 1500 * scale);
+    this.customers = Math.max(3, Math.round(this.arr / 100 / c.acv));
+  }
+
+  private simulateMonth(k: number): void {
+    const month = this.months[k]!;
+    const declining = this.c.declineFrom !== null && month.start >= this.c.declineFrom;
     const slowdown = month.key >= '2022-07' && month.key <= '2023-12' ? 0.55 : 1;
     const floor = 0.008;
-    let growth = (floor + (terms.growth - floor) * 0.972 ** k) * quality * slowdown;
+    let growth = (floor + (this.terms.growth - floor) * 0.972 ** k) * this.c.quality * slowdown;
     if (declining) growth = -0.03;
 
-    // Financing closing this month: size it from the burn of the last quarter.
+    const inflow = this.closeRounds(month);
+    this.adjustTeam(k, month, declining, growth, inflow);
+    const sales = this.sell(month, declining, growth);
+    const costs = this.spend(k, month, declining, inflow, sales.revenue);
+    this.closeMonth(month, inflow, sales, costs);
+  }
+
+  /** Financing closing this month, sized from the burn of the last quarter: the month's inflow. */
+  private closeRounds(month: Month): number {
+    const { rng, rounds, burns, scale } = this;
     const closing = rounds.filter((r) => r.date >= month.start && r.date <= month.end);
     let inflow = 0;
     for (const r of closing) {
@@ -340,90 +453,115 @@ export function simulateCompany(
       else if (r.kind === 'note')
         r.size = nice((lastPricedSize(rounds, r.date) / 100) * rng.between(0.15, 0.25)) * 100;
       else r.size = fromTable;
-      if (model === 'climate' && r.kind === 'priced' && r.stage !== 'Seed') {
+      if (this.model === 'climate' && r.kind === 'priced' && r.stage !== 'Seed') {
         r.debt = nice((r.size / 100) * rng.between(0.2, 0.35)) * 100;
-        longTermDebt += r.debt;
+        this.longTermDebt += r.debt;
       }
       inflow += r.size + r.debt;
     }
+    return inflow;
+  }
 
-    // Team: spend toward a target runway (to the next round plus a margin, else 30 months), hiring
-    // in steps no faster than the business grows and cutting when the money will not last.
-    const next = nextRoundAfter(month.end);
+  /**
+   * Team: spend toward a target runway (to the next round plus a margin, else 30 months), hiring
+   * in steps no faster than the business grows and cutting when the money will not last.
+   */
+  private adjustTeam(k: number, month: Month, declining: boolean, growth: number, inflow: number): void {
+    const { rng, books, c, headcount } = this;
+    const next = this.nextRoundAfter(month.end);
     const targetRunway = declining
-      ? Math.max(2, monthsBetween(month.start, spec.endDate!) + 2)
+      ? Math.max(2, monthsBetween(month.start, this.spec.endDate!) + 2)
       : next
         ? Math.max(8, monthsBetween(month.start, next.date) + 5)
         : 30;
-    const lastRevenue = books.length > 0 ? books[books.length - 1]!.revenue / 100 : revenueTrend;
+    const lastRevenue = books.length > 0 ? books[books.length - 1]!.revenue / 100 : this.revenueTrend;
     const affordable =
-      ((cash + inflow) / 100 / targetRunway -
-        gna -
-        lastRevenue * marketing +
-        lastRevenue * (model === 'biotech' ? 0 : grossMarginAt(k))) /
-      perHead(k);
+      ((this.cash + inflow) / 100 / targetRunway -
+        c.gna -
+        lastRevenue * c.marketing +
+        lastRevenue * (this.model === 'biotech' ? 0 : this.grossMarginAt(k))) /
+      this.perHead(k);
     if (affordable > headcount * 1.03 && !declining && rng.chance(0.5)) {
       // Freshly funded teams hire faster.
       const flush = affordable > headcount * 2 ? 2 : 1;
       const pace = Math.max(0.03, growth * 2) * flush * rng.between(0.6, 1.4);
-      headcount += Math.max(1, Math.round(Math.min(headcount * pace, (affordable - headcount) * 0.5)));
-    } else if (affordable < headcount * 0.85 && (k - lastLayoff >= 6 || affordable < headcount * 0.6)) {
-      headcount = Math.max(2, Math.round(Math.max(affordable, headcount * 0.6)));
-      lastLayoff = k;
+      this.headcount += Math.max(1, Math.round(Math.min(headcount * pace, (affordable - headcount) * 0.5)));
+    } else if (affordable < headcount * 0.85 && (k - this.lastLayoff >= 6 || affordable < headcount * 0.6)) {
+      this.headcount = Math.max(2, Math.round(Math.max(affordable, headcount * 0.6)));
+      this.lastLayoff = k;
     }
+  }
 
-    // Revenue.
-    let newLogo = 0;
-    let expansion = 0;
-    let contraction = 0;
-    let churned = 0;
-    let reactivation = 0;
-    let revenue = 0;
+  /** Revenue (for SaaS from the ARR movements), customers and active users. */
+  private sell(month: Month, declining: boolean, growth: number): Sales {
+    const { rng, c, model } = this;
+    const calendar = month.month - 1;
+    const sales: Sales = {
+      revenue: 0,
+      newLogo: 0,
+      expansion: 0,
+      contraction: 0,
+      churned: 0,
+      reactivation: 0,
+    };
     if (model === 'saas') {
-      const a = arr / 100;
-      const churnNow = churnRate * (declining ? 2.5 : 1);
-      expansion = wholeCents(a * expansionRate * rng.between(0.6, 1.4));
-      contraction = wholeCents(a * contractionRate * rng.between(0.5, 1.5));
-      churned = wholeCents(a * churnNow * rng.between(0.4, 1.6));
-      reactivation = reactivates && rng.chance(0.5) ? wholeCents(a * rng.between(0, 0.002)) : 0;
-      const needed = a * growth + (churned + contraction - expansion - reactivation) / 100;
-      newLogo = wholeCents(Math.max(0, needed * NEW_LOGO_SEASON[calendar]! * rng.between(0.8, 1.2)));
-      const before = arr;
-      const netNew = newLogo + expansion + reactivation - contraction - churned;
-      arr += netNew;
-      const subscription = (before + arr) / 2 / 12;
-      const services = subscription * servicesShare * season[calendar]! * rng.between(0.7, 1.3);
-      revenue = Math.round(subscription + services);
-      customers = Math.max(1, customers + Math.round(netNew / 100 / acv + rng.normal(0, 0.6)));
+      const a = this.arr / 100;
+      const churnNow = c.churnRate * (declining ? 2.5 : 1);
+      sales.expansion = wholeCents(a * c.expansionRate * rng.between(0.6, 1.4));
+      sales.contraction = wholeCents(a * c.contractionRate * rng.between(0.5, 1.5));
+      sales.churned = wholeCents(a * churnNow * rng.between(0.4, 1.6));
+      sales.reactivation = c.reactivates && rng.chance(0.5) ? wholeCents(a * rng.between(0, 0.002)) : 0;
+      const needed =
+        a * growth + (sales.churned + sales.contraction - sales.expansion - sales.reactivation) / 100;
+      sales.newLogo = wholeCents(Math.max(0, needed * NEW_LOGO_SEASON[calendar]! * rng.between(0.8, 1.2)));
+      const before = this.arr;
+      const netNew = sales.newLogo + sales.expansion + sales.reactivation - sales.contraction - sales.churned;
+      this.arr += netNew;
+      const subscription = (before + this.arr) / 2 / 12;
+      const services = subscription * c.servicesShare * c.season[calendar]! * rng.between(0.7, 1.3);
+      sales.revenue = Math.round(subscription + services);
+      this.customers = Math.max(1, this.customers + Math.round(netNew / 100 / c.acv + rng.normal(0, 0.6)));
     } else if (model !== 'biotech') {
-      revenueTrend *= 1 + growth;
-      revenue = cents(revenueTrend * season[calendar]! * (1 + rng.normal(0, 0.025)));
+      this.revenueTrend *= 1 + growth;
+      sales.revenue = cents(this.revenueTrend * c.season[calendar]! * (1 + rng.normal(0, 0.025)));
     }
-    activeUsers = Math.max(
+    this.activeUsers = Math.max(
       10,
-      Math.round((revenue / 100) * usersPerRevenue * 12 * (1 + rng.normal(0, 0.02))),
+      Math.round((sales.revenue / 100) * c.usersPerRevenue * 12 * (1 + rng.normal(0, 0.02))),
     );
+    return sales;
+  }
 
-    // Costs.
-    const gm = Math.min(0.9, Math.max(0.05, grossMarginAt(k) + rng.normal(0, 0.012)));
+  /** Cost of goods, operating expenses, capex and depreciation (which move the fixed assets). */
+  private spend(k: number, month: Month, declining: boolean, inflow: number, revenue: number): Costs {
+    const { rng, c, model, headcount } = this;
+    const gm = Math.min(0.9, Math.max(0.05, this.grossMarginAt(k) + rng.normal(0, 0.012)));
     const cogs = model === 'biotech' ? 0 : Math.round(revenue * (1 - gm));
     const grossProfit = revenue - cogs;
     const wage = 1.04 ** (k / 12);
-    const research = model === 'biotech' ? cents(headcount * costPerFte * rng.between(0.8, 1.6)) : 0;
+    const research = model === 'biotech' ? cents(headcount * c.costPerFte * rng.between(0.8, 1.6)) : 0;
     let opex =
-      cents((headcount * costPerFte * wage + gna * (1 + headcount / 40)) * rng.between(0.97, 1.03)) +
-      Math.round(revenue * marketing * rng.between(0.85, 1.15)) +
+      cents((headcount * c.costPerFte * wage + c.gna * (1 + headcount / 40)) * rng.between(0.97, 1.03)) +
+      Math.round(revenue * c.marketing * rng.between(0.85, 1.15)) +
       research;
     // A failing company spends what is left on a last growth push before it winds down.
     if (declining) {
-      const left = Math.max(1, monthsBetween(month.start, spec.endDate!) + 1);
-      const push = (cash + inflow) / left - (opex - grossProfit);
+      const left = Math.max(1, monthsBetween(month.start, this.spec.endDate!) + 1);
+      const push = (this.cash + inflow) / left - (opex - grossProfit);
       if (push > 0) opex += Math.round(push * rng.between(0.75, 0.95));
     }
     const ebitda = grossProfit - opex;
-    const capex = Math.round(opex * capexShare * rng.between(0.5, 1.5));
-    const depreciation = Math.round(ppe / 48);
-    ppe = ppe + capex - depreciation;
+    const capex = Math.round(opex * c.capexShare * rng.between(0.5, 1.5));
+    const depreciation = Math.round(this.ppe / 48);
+    this.ppe = this.ppe + capex - depreciation;
+    return { cogs, grossProfit, opex, ebitda, capex, depreciation };
+  }
+
+  /** Working capital, interest, burn and cash flows; the month's book. */
+  private closeMonth(month: Month, inflow: number, sales: Sales, costs: Costs): void {
+    const { rng, c, model, cash } = this;
+    const { revenue } = sales;
+    const { cogs, opex, ebitda, capex } = costs;
     let workingCapital = Math.round(revenue * rng.normal(0, 0.02));
     const rate = month.key < '2022-07' ? 0.0005 : month.key < '2023-01' ? 0.002 : 0.0035;
     const interestIncome = Math.round(Math.max(0, cash) * rate);
@@ -432,73 +570,78 @@ export function simulateCompany(
     if (netBurn > cash + inflow) {
       netBurn = cash + inflow - Math.round(Math.max(0, cash) * 0.1);
       workingCapital = capex - ebitda - interestIncome - netBurn;
-      squeezes++;
+      this.squeezes++;
     }
     const cfo = ebitda + workingCapital + interestIncome;
     const cfi = -capex;
     const cff = inflow;
-    cash = cash + cfo + cfi + cff;
-    burns.push(netBurn);
-    const avgBurn = burns.slice(-3).reduce((a, b) => a + b, 0) / Math.min(3, burns.length);
-    const runway = avgBurn > 0 ? cash / avgBurn : null;
+    this.cash = cash + cfo + cfi + cff;
+    this.burns.push(netBurn);
+    const avgBurn = this.burns.slice(-3).reduce((a, b) => a + b, 0) / Math.min(3, this.burns.length);
+    const runway = avgBurn > 0 ? this.cash / avgBurn : null;
 
-    const receivables = Math.round((revenue * dso) / 30);
-    const payables = Math.round(((cogs + opex * 0.3) * dpo) / 30);
-    const shortTermInvestments = model === 'biotech' ? Math.round(cash * 0.35) : 0;
-
-    books.push({
+    this.books.push({
       month,
       date: month.end,
       revenue,
       cogs,
-      grossProfit,
+      grossProfit: costs.grossProfit,
       opex,
       ebitda,
-      depreciation,
+      depreciation: costs.depreciation,
       interestIncome,
-      netIncome: ebitda - depreciation + interestIncome,
+      netIncome: ebitda - costs.depreciation + interestIncome,
       capex,
       workingCapital,
       netBurn,
       cfo,
       cfi,
       cff,
-      cash,
+      cash: this.cash,
       runway,
-      headcount,
-      ppe,
-      longTermDebt,
-      receivables,
-      payables,
-      shortTermInvestments,
-      arr,
-      newLogo,
-      expansion,
-      contraction,
-      churned,
-      reactivation,
-      netNewArr: newLogo + expansion + reactivation - contraction - churned,
-      customers,
-      activeUsers,
+      headcount: this.headcount,
+      ppe: this.ppe,
+      longTermDebt: this.longTermDebt,
+      receivables: Math.round((revenue * c.dso) / 30),
+      payables: Math.round(((cogs + opex * 0.3) * c.dpo) / 30),
+      shortTermInvestments: model === 'biotech' ? Math.round(this.cash * 0.35) : 0,
+      arr: this.arr,
+      newLogo: sales.newLogo,
+      expansion: sales.expansion,
+      contraction: sales.contraction,
+      churned: sales.churned,
+      reactivation: sales.reactivation,
+      netNewArr: sales.newLogo + sales.expansion + sales.reactivation - sales.contraction - sales.churned,
+      customers: this.customers,
+      activeUsers: this.activeUsers,
     });
   }
 
-  // Rounds after the data (none in the demo) keep a size from the stage table.
-  for (const r of rounds) if (r.size === 0) r.size = sizeRound(rng, r.kind, r.stage, scale);
-
-  // Valuations: pre-money a multiple of the round size, and a step up from the last post-money.
-  for (const r of rounds) {
-    if (r.kind === 'priced') {
-      const fromSize = (r.size / 100) * rng.between(...STAGES[r.stage].preMultiple);
-      const stepUp = (previousPost / 100) * rng.between(1.3, 2.2);
-      r.preMoney = nice(Math.max(fromSize, stepUp), 3) * 100;
-      previousPost = r.preMoney + r.size;
-    } else if (r.kind === 'ipo') {
-      r.preMoney = nice((previousPost / 100) * rng.between(1.8, 2.6), 3) * 100;
-      previousPost = r.preMoney + r.size;
+  /** Valuations: pre-money a multiple of the round size, and a step up from the last post-money. */
+  private valueRounds(): void {
+    const { rng } = this;
+    let previousPost = 0;
+    for (const r of this.rounds) {
+      if (r.kind === 'priced') {
+        const fromSize = (r.size / 100) * rng.between(...STAGES[r.stage].preMultiple);
+        const stepUp = (previousPost / 100) * rng.between(1.3, 2.2);
+        r.preMoney = nice(Math.max(fromSize, stepUp), 3) * 100;
+        previousPost = r.preMoney + r.size;
+      } else if (r.kind === 'ipo') {
+        r.preMoney = nice((previousPost / 100) * rng.between(1.8, 2.6), 3) * 100;
+        previousPost = r.preMoney + r.size;
+      }
     }
   }
-  return { spec, rounds, books, startStage, squeezes };
+}
+
+export function simulateCompany(
+  firm: FirmSpec,
+  spec: CompanySpec,
+  rng: Rng,
+  newId: (prefix: string) => string,
+): CompanyModel {
+  return new CompanySimulation(firm, spec, rng, newId).run();
 }
 
 function lastPricedSize(rounds: Round[], date: string): number {
