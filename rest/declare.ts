@@ -2,7 +2,9 @@ import type { AnyTool } from '../tools/define.ts';
 import type { Route } from './adapter.ts';
 
 /** What a route says beyond its method, path, tool and summary; the envelope defaults to 'plain'. */
-export type RouteOptions = Partial<Pick<Route, 'rename' | 'body' | 'envelope' | 'status' | 'bodyLimit'>>;
+export type RouteOptions = Partial<
+  Pick<Route, 'rename' | 'body' | 'envelope' | 'status' | 'bodyLimit' | 'upload'>
+>;
 
 function declare(method: Route['method']) {
   return (path: string, tool: AnyTool, summary: string, options: RouteOptions = {}): Route => ({

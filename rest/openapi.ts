@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extensionList } from '../core/file-types.ts';
 import type { AnyTool } from '../tools/define.ts';
 import type { Route } from './adapter.ts';
 
@@ -103,6 +104,37 @@ function successSchema(route: Route): JsonSchema {
   return out;
 }
 
+const megabytes = (bytes: number) => Math.floor(bytes / (1024 * 1024));
+
+/** The form of an upload route: its file part and the tool's other fields (path parameters aside). */
+function multipartSchema(route: Route): JsonSchema {
+  const upload = route.upload!;
+  const input = schemaOf(route.tool.input, 'input') as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
+  const inPath = new Set(pathParams(route.path).map((name) => route.rename?.[name] ?? name));
+  const toForm = new Map(Object.entries(route.rename ?? {}).map(([q, f]) => [f, q]));
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [field, schema] of Object.entries(input.properties ?? {})) {
+    if (inPath.has(field)) continue;
+    const name = toForm.get(field) ?? field;
+    properties[name] =
+      field === upload.field
+        ? {
+            type: 'string',
+            format: 'binary',
+            description:
+              `${schema.description ?? 'The file.'} At most ${megabytes(upload.maxBytes)} MB; accepted: ` +
+              `${extensionList(upload.formats)} (the content must be of the type its extension names).`,
+          }
+        : schema;
+    if (input.required?.includes(field)) required.push(name);
+  }
+  return { type: 'object', required, properties };
+}
+
 function operation(route: Route): JsonSchema {
   const tool: AnyTool = route.tool;
   const op: JsonSchema = {
@@ -128,7 +160,16 @@ function operation(route: Route): JsonSchema {
     },
   };
   if (route.method !== 'GET') {
-    if (route.method !== 'DELETE') {
+    if (route.upload) {
+      op.requestBody = {
+        required: true,
+        content: { 'multipart/form-data': { schema: multipartSchema(route) } },
+      };
+      Object.assign(op.responses as JsonSchema, {
+        '413': problemResponse(`The file is larger than ${megabytes(route.upload.maxBytes)} MB`),
+        '415': problemResponse('Not multipart/form-data, or a file type that is not accepted'),
+      });
+    } else if (route.method !== 'DELETE') {
       op.requestBody = {
         required: route.method === 'PATCH' || route.method === 'PUT' || route.status === 201,
         content: { 'application/json': { schema: schemaOf(route.tool.input, 'input') } },
