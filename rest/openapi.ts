@@ -189,6 +189,46 @@ function operation(route: Route): JsonSchema {
   return op;
 }
 
+/** GET routes that serve stored bytes instead of a tool's JSON (rest/download.ts). */
+const binaryReads = [
+  {
+    path: '/v1/documents/{document_id}/download/',
+    operationId: 'download_document',
+    summary: 'Download the stored file of a document (its link); needs access to documents',
+    tag: 'documents',
+    parameter: 'document_id',
+    mediaType: 'application/octet-stream',
+  },
+  {
+    path: '/v1/companies/{company_id}/logo/',
+    operationId: 'get_company_logo',
+    summary: "A company's uploaded logo (its logo_url), as PNG, JPEG, GIF or WebP",
+    tag: 'companies',
+    parameter: 'company_id',
+    mediaType: 'image/*',
+  },
+];
+
+function binaryOperation(read: (typeof binaryReads)[number]): JsonSchema {
+  return {
+    operationId: read.operationId,
+    summary: read.summary,
+    tags: [read.tag],
+    security: [{ bearer: [] }],
+    parameters: [{ name: read.parameter, in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '200': {
+        description: 'The stored bytes, with their media type',
+        content: { [read.mediaType]: { schema: { type: 'string', format: 'binary' } } },
+      },
+      '401': problemResponse('Missing, invalid, expired or revoked token'),
+      '403': problemResponse('Permission denied'),
+      '404': problemResponse('Not found'),
+      '429': problemResponse('Rate limit exceeded'),
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document, generated from the route table and the tools' Zod schemas. */
 export function openApiDocument(routes: readonly Route[], serverUrl: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -196,6 +236,10 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation(route);
+  }
+  for (const read of binaryReads) {
+    paths[read.path] ??= {};
+    paths[read.path].get = binaryOperation(read);
   }
   paths['/o/token/'] = {
     post: {
