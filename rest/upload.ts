@@ -182,7 +182,7 @@ export function multipartBody(upload: Upload): RequestHandler {
       req.body = body;
       next();
     });
-    req.on('error', fail);
+    req.on('error', () => fail(InvalidInput.field('body', 'ended before the multipart body was complete')));
     req.pipe(parser);
   };
 }

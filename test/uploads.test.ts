@@ -320,7 +320,7 @@ for (const dialect of dialects) {
         expect(allowed.status).to.equal(201);
       });
 
-      it('refuses a user without the documents flag with 403, and a caller without a token with 401', async () => {
+      it('refuses a user without the documents flag and a viewer with 403, and a caller without a token with 401', async () => {
         const before = await counts();
         const denied = await uploadDocument(noDocuments, {
           company_id: fx.companies.acme.id,
@@ -328,6 +328,12 @@ for (const dialect of dialects) {
         });
         expect(denied.status).to.equal(403);
         expect(denied.body.code).to.equal('permission_denied');
+        const viewer = await uploadDocument(fx.viewer.rest, {
+          company_id: fx.companies.acme.id,
+          file: { name: 'x.pdf', content: files.pdf() },
+        });
+        expect(viewer.status).to.equal(403);
+        expect(viewer.body.detail).to.include('editor or admin');
         const anonymous = await uploadDocument(undefined, {
           company_id: fx.companies.acme.id,
           file: { name: 'x.pdf', content: files.pdf() },

@@ -46,6 +46,12 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
   edit_metrics: (user) => (user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null),
   edit_companies: (user) =>
     user.role === 'viewer' ? 'changing companies needs the editor or admin role' : null,
+  add_documents: (user) =>
+    !user.can_view_documents
+      ? 'your account does not have access to documents'
+      : user.role === 'viewer'
+        ? 'adding documents needs the editor or admin role'
+        : null,
 };
 
 /** Throws PermissionDenied when the user lacks the permission (also used by routes that are not tools). */

@@ -17,7 +17,7 @@ export const uploadDocument = defineTool({
   description:
     "Adds a file to a company's document library, as an upload of today: it lists in list_documents with " +
     `parse state not-started until it is parsed. Up to 32 MB; ${extensionList(DOCUMENT_FORMATS)}. ` +
-    'Needs access to the company and to documents.',
+    'Needs access to the company and to documents, and the editor or admin role.',
   input: z.object({
     company_id: z
       .string()
@@ -31,7 +31,7 @@ export const uploadDocument = defineTool({
     document_id: z.string().describe('Id of the new document, as list_documents lists it.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  permission: 'documents',
+  permission: 'add_documents',
   write: true,
   // A model cannot send the bytes of a file; the upload is a REST route only.
   mcp: false,
