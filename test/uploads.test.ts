@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { authenticate } from '../auth/principal.ts';
@@ -257,6 +258,64 @@ for (const dialect of dialects) {
         });
         expect(html.status).to.equal(415);
         expect(await counts()).to.deep.equal(before);
+      });
+
+      it('accepts every file type of the reference with content of that type', async () => {
+        const samples: [string, Buffer, string][] = [
+          ['a.pdf', files.pdf(), 'application/pdf'],
+          ['a.docx', files.docx(), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+          ['a.xlsx', files.docx(), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+          [
+            'a.pptx',
+            files.docx(),
+            'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+          ],
+          ['a.ods', files.docx(), 'application/vnd.oasis.opendocument.spreadsheet'],
+          ['a.jpg', files.jpeg(), 'image/jpeg'],
+          ['a.jpeg', files.jpeg(), 'image/jpeg'],
+          ['a.png', files.png(), 'image/png'],
+          ['a.webp', files.webp(), 'image/webp'],
+          ['a.gif', bytes('GIF89a', newId()), 'image/gif'],
+        ];
+        for (const [name, content, type] of samples) {
+          const res = await uploadDocument(fx.editor.rest, {
+            company_id: fx.companies.gamma.id,
+            file: { name, content },
+          });
+          expect(res.status, `${name}: ${JSON.stringify(res.body)}`).to.equal(201);
+          const download = await fetch(`${server.url}/v1/documents/${res.body.document_id}/download/`, {
+            headers: { Authorization: `Bearer ${fx.editor.rest}` },
+          });
+          expect(download.headers.get('content-type'), name).to.equal(type);
+          expect(Buffer.from(await download.arrayBuffer()).equals(content), name).to.equal(true);
+        }
+      });
+
+      it('answers 401 and 413 from the headers alone, before the client has sent the body', async () => {
+        const { hostname, port } = new URL(server.url);
+        /** Sends the headers and a first chunk of a larger body, and resolves with the status that comes back. */
+        const statusBeforeBody = (headers: Record<string, string>) =>
+          new Promise<number>((resolve, reject) => {
+            const req = request(
+              { hostname, port, path: '/v1/documents/', method: 'POST', headers },
+              (res) => {
+                res.resume();
+                resolve(res.statusCode ?? 0);
+                req.destroy();
+              },
+            );
+            req.on('error', reject);
+            req.write('--b\r\nContent-Disposition: form-data; name="company_id"\r\n\r\n');
+          });
+        const multipart = { 'Content-Type': 'multipart/form-data; boundary=b' };
+        expect(await statusBeforeBody({ ...multipart, 'Content-Length': String(10 * MiB) })).to.equal(401);
+        expect(
+          await statusBeforeBody({
+            ...multipart,
+            'Content-Length': String(40 * MiB),
+            Authorization: `Bearer ${fx.editor.rest}`,
+          }),
+        ).to.equal(413);
       });
 
       it('refuses a JSON body with 415 and asks for multipart/form-data', async () => {
