@@ -21,6 +21,9 @@ const MAX_FIELDS = 20;
 /** Room for the form's boundaries, part headers and fields around the file. */
 const FORM_OVERHEAD = MAX_FIELDS * FIELD_BYTES;
 
+/** Enough of a file's start to hold the signature of any accepted format. */
+const SIGNATURE_BYTES = 16;
+
 const files = new WeakMap<Request, UploadedFile>();
 
 /** The file a multipart body carried, once `multipartBody` has read it. */
@@ -128,26 +131,33 @@ export function multipartBody(upload: Upload): RequestHandler {
         fail(unsupported(upload, `${what} not accepted; send one of ${accepted}`));
         return;
       }
+      const notOfFormat = () =>
+        unsupported(upload, `the content is not a ${format.extensions[0]} file, whatever its name says`);
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let received = 0;
+      let checked = false;
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        received += chunk.length;
+        // Every signature fits in the first 16 bytes: a file of another format is refused there.
+        if (!checked && received >= SIGNATURE_BYTES) {
+          checked = true;
+          if (!format.matches(Buffer.concat(chunks))) {
+            stream.resume();
+            fail(notOfFormat());
+          }
+        }
+      });
       stream.on('limit', () => {
         stream.resume();
         fail(tooLarge(upload));
       });
       stream.on('end', () => {
         if (finished) return;
-        const bytes = Buffer.concat(chunks);
-        if (bytes.length === 0) {
-          fail(InvalidInput.field(upload.field, 'is empty'));
-          return;
-        }
-        if (!format.matches(bytes)) {
-          fail(
-            unsupported(upload, `the content is not a ${format.extensions[0]} file, whatever its name says`),
-          );
-          return;
-        }
-        file = { filename, content_type: format.contentType, bytes };
+        const bytes = Buffer.concat(chunks, received);
+        if (bytes.length === 0) fail(InvalidInput.field(upload.field, 'is empty'));
+        else if (!format.matches(bytes)) fail(notOfFormat());
+        else file = { filename, content_type: format.contentType, bytes };
       });
     });
     parser.on('field', (name, value, info) => {

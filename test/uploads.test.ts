@@ -291,10 +291,10 @@ for (const dialect of dialects) {
         }
       });
 
-      it('answers 401 and 413 from the headers alone, before the client has sent the body', async () => {
+      it('answers 401 and 413 from the headers and 415 from the first bytes of the file, before the rest is sent', async () => {
         const { hostname, port } = new URL(server.url);
         /** Sends the headers and a first chunk of a larger body, and resolves with the status that comes back. */
-        const statusBeforeBody = (headers: Record<string, string>) =>
+        const statusBeforeBody = (headers: Record<string, string>, start: string | Buffer = '--b\r\n') =>
           new Promise<number>((resolve, reject) => {
             const req = request(
               { hostname, port, path: '/v1/documents/', method: 'POST', headers },
@@ -305,7 +305,7 @@ for (const dialect of dialects) {
               },
             );
             req.on('error', reject);
-            req.write('--b\r\nContent-Disposition: form-data; name="company_id"\r\n\r\n');
+            req.write(start);
           });
         const multipart = { 'Content-Type': 'multipart/form-data; boundary=b' };
         expect(await statusBeforeBody({ ...multipart, 'Content-Length': String(10 * MiB) })).to.equal(401);
@@ -316,6 +316,17 @@ for (const dialect of dialects) {
             Authorization: `Bearer ${fx.editor.rest}`,
           }),
         ).to.equal(413);
+        // The start of a PNG under a .pdf name: refused on its first bytes, the other 10 MB never sent.
+        const pngAsPdf = Buffer.concat([
+          Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="deck.pdf"\r\n\r\n'),
+          files.png(),
+        ]);
+        const headers = {
+          ...multipart,
+          'Content-Length': String(10 * MiB),
+          Authorization: `Bearer ${fx.editor.rest}`,
+        };
+        expect(await statusBeforeBody(headers, pngAsPdf)).to.equal(415);
       });
 
       it('refuses a JSON body with 415 and asks for multipart/form-data', async () => {
