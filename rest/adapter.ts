@@ -8,6 +8,7 @@ import type { ListResult } from '../tools/schemas/page.ts';
 import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
 import { toCsv } from './csv.ts';
 import { type RouteResponse, serveIdempotent } from './idempotency.ts';
+import { type Upload, uploadedFileOf } from './upload.ts';
 
 /** `page`: the v1 envelope; `plain`: the tool result as is; `results`: only its `results` array (beta reads). */
 export type Envelope = 'page' | 'plain' | 'results';
@@ -32,6 +33,8 @@ export interface Route {
   requireOneOf?: readonly string[];
   /** The largest JSON body this route accepts, where it must exceed the general 1 MiB (e.g. '16mb'). */
   bodyLimit?: string;
+  /** A multipart/form-data body with one file, given to the tool in `upload.field`; other form fields map like query parameters. */
+  upload?: Upload;
 }
 
 type FieldKind = 'number' | 'boolean' | 'array' | 'string' | 'other';
@@ -159,6 +162,12 @@ function routeInput(route: Route, req: Request) {
     for (const [key, value] of Object.entries(body ?? {}))
       Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
   } else if (route.body) input[route.body.field] = req.body;
+  if (route.upload) {
+    const { [route.upload.field]: _fingerprint, ...fields } = (req.body ?? {}) as Record<string, unknown>;
+    Object.assign(input, coerceQuery(route, fields).input);
+    const file = uploadedFileOf(req);
+    if (file) input[route.upload.field] = file;
+  }
   for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
   requireOneOf(route, input, toQueryName);
   return { input, toQueryName };

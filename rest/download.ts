@@ -27,3 +27,28 @@ export async function serveDocumentDownload(ctx: ToolContext, req: Request, res:
   res.setHeader('Cache-Control', 'private, no-store');
   res.end(req.method === 'HEAD' ? undefined : file.content);
 }
+
+export const COMPANY_LOGO_PATH = '/v1/companies/:company_id/logo/';
+
+/**
+ * GET /v1/companies/{id}/logo/: the uploaded logo of a company the caller can see (its `logo_url`).
+ * Binary, so it is served here rather than through a tool.
+ */
+export async function serveCompanyLogo(ctx: ToolContext, req: Request, res: Response): Promise<void> {
+  const id = String(req.params.company_id);
+  const logo = await ctx.repos.companyLogos.get(ctx.principal.scope, id);
+  if (!logo) {
+    const company = await ctx.repos.companies.get(ctx.principal.scope, id);
+    throw new NotFound(
+      company
+        ? `company ${id} has no uploaded logo; POST one to this address`
+        : `no company with id ${id}; call list_companies for valid ids`,
+    );
+  }
+  res.status(200);
+  res.setHeader('Content-Type', logo.content_type);
+  res.setHeader('Content-Length', String(logo.content.length));
+  res.setHeader('Content-Disposition', attachmentHeader(logo.filename).replace(/^attachment/, 'inline'));
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.end(req.method === 'HEAD' ? undefined : logo.content);
+}

@@ -9,6 +9,7 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
+import { extensionList } from '../core/file-types.ts';
 import type { Route } from './adapter.ts';
 
 type Shape = Record<string, z.ZodType>;
@@ -79,9 +80,35 @@ function parameters(route: Route): ZodOpenApiParameters {
   return params;
 }
 
-/** A JSON body on POST, PATCH and PUT: the whole input for `merge`, one field's schema for `{ field }`. */
+const megabytes = (bytes: number) => Math.floor(bytes / (1024 * 1024));
+
+/** The form of an upload route: its file part and the tool's other fields (path parameters aside). */
+function multipartSchema(route: Route): z.ZodType {
+  const upload = route.upload!;
+  const inPath = new Set(pathParams(route.path).map((name) => route.rename?.[name] ?? name));
+  const toForm = new Map(Object.entries(route.rename ?? {}).map(([q, f]) => [f, q]));
+  const form: Shape = {};
+  for (const [field, schema] of Object.entries(route.tool.input.shape as Shape)) {
+    if (inPath.has(field)) continue;
+    form[toForm.get(field) ?? field] =
+      field === upload.field
+        ? z.string().meta({
+            format: 'binary',
+            description:
+              `${schema.description ?? 'The file.'} At most ${megabytes(upload.maxBytes)} MB; accepted: ` +
+              `${extensionList(upload.formats)} (the content must be of the type its extension names).`,
+          })
+        : schema;
+  }
+  return z.object(form);
+}
+
+/** A JSON body on POST, PATCH and PUT: the whole input for `merge`, one field's schema for `{ field }`; a form for uploads. */
 function requestBody(route: Route): ZodOpenApiRequestBodyObject | undefined {
   if (route.method === 'GET' || route.method === 'DELETE') return undefined;
+  if (route.upload) {
+    return { required: true, content: { 'multipart/form-data': { schema: multipartSchema(route) } } };
+  }
   const schema =
     typeof route.body === 'object'
       ? ((route.tool.input.shape as Shape)[route.body.field] ?? z.unknown())
@@ -118,6 +145,12 @@ function responses(route: Route): ZodOpenApiResponsesObject {
       },
     },
     ...errorResponses,
+    ...(route.upload
+      ? {
+          '413': problemResponse(`The file is larger than ${megabytes(route.upload.maxBytes)} MB`),
+          '415': problemResponse('Not multipart/form-data, or a file type that is not accepted'),
+        }
+      : {}),
   };
 }
 
@@ -177,6 +210,46 @@ const tokenPath: ZodOpenApiPathsObject = {
   },
 };
 
+/** GET routes that serve stored bytes instead of a tool's JSON (rest/download.ts). */
+const binaryReads = [
+  {
+    path: '/v1/documents/{document_id}/download/',
+    operationId: 'download_document',
+    summary: 'Download the stored file of a document (its link); needs access to documents',
+    tag: 'documents',
+    parameter: 'document_id',
+    mediaType: 'application/octet-stream',
+  },
+  {
+    path: '/v1/companies/{company_id}/logo/',
+    operationId: 'get_company_logo',
+    summary: "A company's uploaded logo (its logo_url), as PNG, JPEG, GIF or WebP",
+    tag: 'companies',
+    parameter: 'company_id',
+    mediaType: 'image/*',
+  },
+];
+
+function binaryOperation(read: (typeof binaryReads)[number]): ZodOpenApiOperationObject {
+  return {
+    operationId: read.operationId,
+    summary: read.summary,
+    tags: [read.tag],
+    security: [{ bearer: [] }],
+    requestParams: { path: z.object({ [read.parameter]: z.string() }) },
+    responses: {
+      '200': {
+        description: 'The stored bytes, with their media type',
+        content: { [read.mediaType]: { schema: z.string().meta({ format: 'binary' }) } },
+      },
+      '401': errorResponses['401']!,
+      '403': errorResponses['403']!,
+      '404': problemResponse('Not found'),
+      '429': errorResponses['429']!,
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document, generated from the route table and the tools' Zod schemas. */
 export function openApiDocument(routes: readonly Route[], serverUrl: string): oas31.OpenAPIObject {
   const paths: ZodOpenApiPathsObject = {};
@@ -184,6 +257,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): oa
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
+  for (const read of binaryReads) paths[read.path] = { ...paths[read.path], get: binaryOperation(read) };
   return createDocument(
     {
       openapi: '3.1.0',

@@ -10,9 +10,11 @@ import { getShareClasses } from '../tools/cap-table/get-share-classes.ts';
 import { getTransactions } from '../tools/cap-table/get-transactions.ts';
 import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
+import { LOGO_UPLOAD, uploadCompanyLogo } from '../tools/companies/upload-company-logo.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
+import { DOCUMENT_UPLOAD, uploadDocument } from '../tools/documents/upload-document.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
 import { listFunds } from '../tools/funds/list-funds.ts';
@@ -36,6 +38,10 @@ const company = ['company_id', 'company_slug'];
 export const routes: readonly Route[] = [
   get('/v1/companies/', listCompanies, 'List companies', { rename: { ...paging }, envelope: 'page' }),
   get('/v1/companies/:company_id/', getCompany, 'Get one company'),
+  post('/v1/companies/:company_id/logo/', uploadCompanyLogo, 'Upload a company logo', {
+    upload: LOGO_UPLOAD,
+    status: 201,
+  }),
   get('/v1/metrics/', listMetrics, 'List the metrics of a company', {
     rename: { ...paging },
     envelope: 'page',
@@ -55,6 +61,7 @@ export const routes: readonly Route[] = [
     rename: { ...paging, from: 'from_date', to: 'to_date' },
     envelope: 'page',
   }),
+  post('/v1/documents/', uploadDocument, 'Upload a document', { upload: DOCUMENT_UPLOAD, status: 201 }),
   get('/v1/notes/', listNotes, 'List the notes on a company', {
     rename: { ...paging },
     requireOneOf: company,

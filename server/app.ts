@@ -16,10 +16,16 @@ import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import { type Route, serveRoute } from '../rest/adapter.ts';
 import { docsRouter } from '../rest/docs.ts';
-import { DOCUMENT_DOWNLOAD_PATH, serveDocumentDownload } from '../rest/download.ts';
+import {
+  COMPANY_LOGO_PATH,
+  DOCUMENT_DOWNLOAD_PATH,
+  serveCompanyLogo,
+  serveDocumentDownload,
+} from '../rest/download.ts';
 import { frontDoorRouter } from '../rest/front-door.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { routes } from '../rest/routes.ts';
+import { multipartBody } from '../rest/upload.ts';
 import type { ToolContext } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { InsufficientScope, ToolError, Unauthenticated } from '../tools/errors.ts';
@@ -317,14 +323,22 @@ function mcpEndpoint(app: express.Express, deps: AppDeps): void {
 
 function restRoutes(app: express.Express, deps: AppDeps): void {
   app.get(DOCUMENT_DOWNLOAD_PATH, protectedRoute(deps, 'rest', serveDocumentDownload));
-  const methodsByPath = new Map<string, string[]>([[DOCUMENT_DOWNLOAD_PATH, ['GET']]]);
+  app.get(COMPANY_LOGO_PATH, protectedRoute(deps, 'rest', serveCompanyLogo));
+  const methodsByPath = new Map<string, string[]>([
+    [DOCUMENT_DOWNLOAD_PATH, ['GET']],
+    [COMPANY_LOGO_PATH, ['GET']],
+  ]);
   for (const route of deps.routes ?? routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     const serve: Serve = (ctx, req, res) => serveRoute(route as Route, ctx, req, res);
     if (route.method === 'GET') app.get(route.path, protectedRoute(deps, 'rest', serve));
     else {
       const method = route.method.toLowerCase() as 'post' | 'patch' | 'put' | 'delete';
-      const body = route.bodyLimit ? jsonBodyUpTo(route.bodyLimit) : jsonBody;
+      const body = route.upload
+        ? [multipartBody(route.upload)]
+        : route.bodyLimit
+          ? jsonBodyUpTo(route.bodyLimit)
+          : jsonBody;
       app[method](route.path, protectedRoute(deps, 'rest', serve, body));
     }
   }

@@ -443,6 +443,108 @@ const headerValue = fc.oneof(
   fc.string({ unit: 'binary-ascii', maxLength: 40 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
 );
 
+/** A multipart/form-data body for an upload route: text fields and at most one file part, each in any field. */
+class Multipart {
+  constructor(
+    readonly fields: [string, string | Big][],
+    readonly file: { field: string; filename: string; content: Uint8Array } | null,
+  ) {}
+  form(): FormData {
+    const form = new FormData();
+    for (const [name, value] of this.fields) form.append(name, value instanceof Big ? value.value : value);
+    if (this.file) {
+      form.append(this.file.field, new Blob([new Uint8Array(this.file.content)]), this.file.filename);
+    }
+    return form;
+  }
+  [fc.toStringMethod](): string {
+    const file =
+      this.file &&
+      `${this.file.field}=${JSON.stringify(this.file.filename)} (${this.file.content.length} bytes)`;
+    return `Multipart(${this.fields.map(([n]) => n).join(',')}${file ? ` ${file}` : ''})`;
+  }
+}
+
+/** The starts of files of every accepted format, of some that are not, and nothing at all. */
+const FILE_STARTS = [
+  '%PDF-1.4\n',
+  '\x89PNG\r\n\x1a\n',
+  '\xff\xd8\xff',
+  'PK\x03\x04',
+  'GIF89a',
+  'RIFF\0\0\0\0WEBP',
+  'MZ',
+  '<svg xmlns="http://www.w3.org/2000/svg">',
+  '',
+];
+const FILENAMES = [
+  'deck.pdf',
+  'logo.png',
+  'LOGO.JPG',
+  'plan.docx',
+  'model.xlsx',
+  'photo.webp',
+  'anim.gif',
+  'setup.exe',
+  'noextension',
+  '.png',
+  '',
+  '../../etc/passwd.png',
+  'C:\\dir\\a.pdf',
+  'ü \u2028 name.jpeg',
+  'nul\u0000.png',
+  `${'n'.repeat(300)}.png`,
+];
+
+function multipartArb(route: Route, tool: AnyTool, w: World): fc.Arbitrary<Multipart> {
+  const fileField = route.upload!.field;
+  const names = [...Object.keys(tool.input.shape), 'unknown_field', '__proto__'];
+  const textNames = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...names.filter((n) => n !== fileField)) },
+    { weight: 1, arbitrary: fc.constant(fileField) },
+  );
+  // A name and content of one format, so a good share of the files get past the type check.
+  const matched = fc
+    .constantFrom(
+      ['deck.pdf', '%PDF-1.4\n'],
+      ['logo.png', '\x89PNG\r\n\x1a\n'],
+      ['photo.JPEG', '\xff\xd8\xff'],
+      ['plan.docx', 'PK\x03\x04'],
+      ['anim.gif', 'GIF87a'],
+      ['pic.webp', 'RIFF\0\0\0\0WEBP'],
+    )
+    .chain(([filename, start]) =>
+      fc.uint8Array({ minLength: 1, maxLength: 64 }).map((rest) => ({
+        field: fileField,
+        filename,
+        content: new Uint8Array([...Buffer.from(start, 'latin1'), ...rest]),
+      })),
+    );
+  const fieldValue = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...knownValues('company_id', w).map(String)) },
+    { weight: 4, arbitrary: hostileString },
+  );
+  const file = fc.record({
+    field: fc.oneof(
+      { weight: 5, arbitrary: fc.constant(fileField) },
+      { weight: 1, arbitrary: fc.constantFrom(...names) },
+    ),
+    filename: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...FILENAMES) },
+      { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }).map((n) => `${n}.png`) },
+    ),
+    content: fc
+      .tuple(fc.constantFrom(...FILE_STARTS), fc.uint8Array({ maxLength: 64 }))
+      .map(([start, rest]) => new Uint8Array([...Buffer.from(start, 'latin1'), ...rest])),
+  });
+  return fc
+    .tuple(
+      fc.array(fc.tuple(textNames, fieldValue), { maxLength: 4 }),
+      fc.option(fc.oneof(matched, file), { freq: 6 }),
+    )
+    .map(([fields, f]) => new Multipart(fields, f));
+}
+
 interface RestCase {
   pathIds: string[];
   query: [string, unknown][];
@@ -460,7 +562,15 @@ function restCaseArb(route: Route, w: World): fc.Arbitrary<RestCase> {
     query: queryArb(route, tool, w),
     base: fc.boolean(),
     // A route's body is the tool input (the 1 MiB case is the body's, so the query stays small then).
-    body: route.method === 'GET' ? fc.constant(undefined) : inputArb(tool, w),
+    body:
+      route.method === 'GET'
+        ? fc.constant(undefined)
+        : route.upload
+          ? fc.oneof(
+              { weight: 3, arbitrary: multipartArb(route, tool, w) },
+              { weight: 1, arbitrary: inputArb(tool, w) },
+            )
+          : inputArb(tool, w),
     contentType: fc.oneof(
       { weight: 8, arbitrary: fc.constant(CONTENT_TYPES[0]!) },
       { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
@@ -522,8 +632,9 @@ for (const dialect of dialects) {
             const query = baseQuery + encodeQuery(c.query);
             const url = `${server.url}${path}${query ? `?${query}` : ''}`;
             const headers: Record<string, string> = { Authorization: `Bearer ${w.roles.admin.rest}` };
-            let body: string | undefined;
-            if (isWrite && c.body !== undefined) {
+            let body: string | FormData | undefined;
+            if (c.body instanceof Multipart) body = c.body.form();
+            else if (isWrite && c.body !== undefined) {
               body = jsonText(c.body);
               headers['Content-Type'] = c.contentType;
             }
@@ -531,7 +642,7 @@ for (const dialect of dialects) {
             const res = await fetch(url, { method: route.method, headers, body });
             const text = await res.text();
             const describeInput = () =>
-              `${route.method} ${url.slice(0, 300)} ${body?.slice(0, 300) ?? ''} → ${res.status} ${text.slice(0, 300)}`;
+              `${route.method} ${url.slice(0, 300)} ${typeof body === 'string' ? body.slice(0, 300) : fc.stringify(c.body)} → ${res.status} ${text.slice(0, 300)}`;
             expect(res.status, describeInput()).to.be.below(500);
             const type = res.headers.get('content-type') ?? '';
             if (res.status >= 400) {

@@ -15,10 +15,12 @@ import { getTransactions } from './cap-table/get-transactions.ts';
 import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
 import { searchCompanies } from './companies/search-companies.ts';
+import { uploadCompanyLogo } from './companies/upload-company-logo.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import type { AnyTool } from './define.ts';
 import { listDocuments } from './documents/list-documents.ts';
+import { uploadDocument } from './documents/upload-document.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
 import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
@@ -40,6 +42,7 @@ export const registry: readonly AnyTool[] = [
   listCompanies,
   getCompany,
   searchCompanies,
+  uploadCompanyLogo,
   // Metrics
   getCompanyMetrics,
   getCompanyRecentMetrics,
@@ -51,6 +54,7 @@ export const registry: readonly AnyTool[] = [
   getBudgetVariance,
   // Documents
   listDocuments,
+  uploadDocument,
   // Notes
   listNotes,
   searchNotes,

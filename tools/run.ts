@@ -44,6 +44,14 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
       ? null
       : 'your account may not add cap table data; ask a firm admin for the cap-table permission',
   edit_metrics: (user) => (user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null),
+  edit_companies: (user) =>
+    user.role === 'viewer' ? 'changing companies needs the editor or admin role' : null,
+  add_documents: (user) =>
+    !user.can_view_documents
+      ? 'your account does not have access to documents'
+      : user.role === 'viewer'
+        ? 'adding documents needs the editor or admin role'
+        : null,
 };
 
 /** Throws PermissionDenied when the user lacks the permission (also used by routes that are not tools). */
@@ -87,7 +95,8 @@ export function unstorableText(raw: unknown): { path: PropertyKey[]; message: st
         return { path, message: 'must be well-formed Unicode (no lone surrogates)' };
     } else if (Array.isArray(value)) {
       for (const [i, item] of value.entries()) stack.push([item, [...path, i]]);
-    } else if (value && typeof value === 'object') {
+    } else if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) {
+      // The bytes of an uploaded file are not text.
       for (const [key, item] of Object.entries(value)) stack.push([item, [...path, key]]);
     }
   }

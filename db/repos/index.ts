@@ -4,6 +4,7 @@ import { budgetsRepo } from './budgets.ts';
 import { capTableRepo } from './cap-table.ts';
 import { changeLogRepo } from './change-log.ts';
 import { companiesRepo } from './companies.ts';
+import { companyLogosRepo } from './company-logos.ts';
 import { customColumnsRepo } from './custom-columns.ts';
 import { documentsRepo } from './documents.ts';
 import { firmsRepo } from './firms.ts';
@@ -41,6 +42,7 @@ export function createRepos(db: Knex) {
     analytics: analyticsRepo(db),
     capTable: capTableRepo(db),
     changeLog: changeLogRepo(db),
+    companyLogos: companyLogosRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

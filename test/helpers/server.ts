@@ -51,11 +51,13 @@ export async function api(
 ) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers['Content-Type'] ??= 'application/json';
+  // A FormData body goes out as multipart/form-data, with the boundary fetch chooses.
+  const form = options.body instanceof FormData ? options.body : undefined;
+  if (options.body !== undefined && !form) headers['Content-Type'] ??= 'application/json';
   const res = await fetch(base + path, {
     method: options.method ?? 'GET',
     headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   });
   const text = await res.text();
   let body: unknown = text;

@@ -485,6 +485,9 @@ export const WRITE_TABLES = [
   'securities',
   'transactions',
   'companies',
+  'documents',
+  'document_files',
+  'company_logos',
 ] as const;
 
 /** Row counts and a hash of the contents of every write table. */
@@ -512,6 +515,7 @@ export function restRequest(
     delete rest[field];
     return encodeURIComponent(String(value ?? ''));
   });
+  if (route.upload) return { method: route.method, path, body: formData(rest) };
   if (route.method !== 'GET') {
     const body = route.body && typeof route.body === 'object' ? rest[route.body.field] : rest;
     return { method: route.method, path, body };
@@ -525,6 +529,19 @@ export function restRequest(
   }
   const query = params.toString();
   return { method: 'GET', path: query ? `${path}?${query}` : path };
+}
+
+/** A multipart form of a tool input: an uploaded file (`{filename, bytes}`) as a file part, the rest as text fields. */
+export function formData(input: Record<string, unknown>): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    const file = value as { filename?: unknown; bytes?: unknown };
+    if (file && typeof file === 'object' && file.bytes instanceof Uint8Array) {
+      form.append(name, new Blob([new Uint8Array(file.bytes)]), String(file.filename));
+    } else for (const v of Array.isArray(value) ? value : [value]) form.append(name, String(v));
+  }
+  return form;
 }
 
 /** A raw JSON-RPC `tools/call` over the stateless MCP endpoint (no client-side validation in the way). */
@@ -702,6 +719,12 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
 /** Fields a valid call needs besides references (a change for update_metric). */
 const EXTRA_FIELDS: Record<string, () => unknown> = {
   comments: () => [{ content: `reliability probe ${++roundCounter}` }],
+  // An uploaded file: a PNG, which both the document and the logo upload accept.
+  file: () => ({
+    filename: `probe-${++roundCounter}.png`,
+    content_type: 'image/png',
+    bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
+  }),
 };
 
 /** Optional reference fields a base call fills anyway, because some tools need one of them. */

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import busboy from 'busboy';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { extensionList, extensionOf, type FileFormat, formatByName } from '../core/file-types.ts';
+import { InvalidInput, ToolError } from '../tools/errors.ts';
+import type { UploadedFile } from '../tools/schemas/upload.ts';
+
+/** A route that takes one file in a multipart/form-data body, besides plain form fields. */
+export interface Upload {
+  /** The form field that carries the file. */
+  field: string;
+  /** The largest file accepted, in bytes. */
+  maxBytes: number;
+  /** The accepted formats: a file must have one of their extensions and content of that format. */
+  formats: readonly FileFormat[];
+}
+
+/** What a multipart body holds beyond the file: small text fields. */
+const FIELD_BYTES = 64 * 1024;
+const MAX_FIELDS = 20;
+/** Room for the form's boundaries, part headers and fields around the file. */
+const FORM_OVERHEAD = MAX_FIELDS * FIELD_BYTES;
+
+/** Enough of a file's start to hold the signature of any accepted format. */
+const SIGNATURE_BYTES = 16;
+
+const files = new WeakMap<Request, UploadedFile>();
+
+/** The file a multipart body carried, once `multipartBody` has read it. */
+export function uploadedFileOf(req: Request): UploadedFile | undefined {
+  return files.get(req);
+}
+
+function tooLarge(upload: Upload): ToolError {
+  const mb = Math.floor(upload.maxBytes / (1024 * 1024));
+  const message = `is larger than ${mb} MB`;
+  return new ToolError(413, 'payload_too_large', `${upload.field}: ${message}; send a smaller file`, [
+    { field: upload.field, message },
+  ]);
+}
+
+function unsupported(upload: Upload, message: string): ToolError {
+  return new ToolError(415, 'unsupported_media_type', `${upload.field}: ${message}`, [
+    { field: upload.field, message },
+  ]);
+}
+
+/** The last part of a name a client may have sent with a directory (`C:\scans\deck.pdf`). */
+function baseName(filename: string): string {
+  return filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1).trim();
+}
+
+function hasBody(req: Request): boolean {
+  return Number(req.get('Content-Length') ?? 0) > 0 || req.get('Transfer-Encoding') !== undefined;
+}
+
+/**
+ * Reads a multipart/form-data body as it streams in: the file into memory up to the limit (413 beyond
+ * it), refused with 415 as soon as its name or its first bytes show a format not accepted, and the other
+ * fields as text. `req.body` then holds the fields and a fingerprint of the file (its name, size and
+ * SHA-256), which is what makes two requests the same for Idempotency-Key; the bytes are kept aside
+ * for `uploadedFileOf`.
+ */
+export function multipartBody(upload: Upload): RequestHandler {
+  const accepted = extensionList(upload.formats);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (!hasBody(req)) {
+      req.body = {};
+      next();
+      return;
+    }
+    if (!req.is('multipart/form-data')) {
+      next(
+        new ToolError(
+          415,
+          'unsupported_media_type',
+          `send the request body as multipart/form-data, with the file in the field "${upload.field}"`,
+        ),
+      );
+      return;
+    }
+    if (Number(req.get('Content-Length') ?? 0) > upload.maxBytes + FORM_OVERHEAD) {
+      next(tooLarge(upload));
+      return;
+    }
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: {
+          // busboy reports the limit on reaching it: one byte more tells a file over the limit.
+          fileSize: upload.maxBytes + 1,
+          files: 1,
+          fields: MAX_FIELDS,
+          fieldSize: FIELD_BYTES,
+          parts: MAX_FIELDS + 1,
+        },
+      });
+    } catch {
+      next(InvalidInput.field('body', 'is not a readable multipart/form-data body (no boundary)'));
+      return;
+    }
+
+    // No prototype: a field named __proto__ is just a field.
+    const fields = Object.create(null) as Record<string, string[]>;
+    let file: UploadedFile | undefined;
+    let finished = false;
+    // The first problem answers the request; whatever the client still sends is read and dropped.
+    const fail = (err: Error) => {
+      if (finished) return;
+      finished = true;
+      req.unpipe(parser);
+      req.resume();
+      next(err);
+    };
+
+    parser.on('file', (name, stream, info) => {
+      if (name !== upload.field) {
+        stream.resume();
+        fail(InvalidInput.field(name, `is not a file field; send the file in the field "${upload.field}"`));
+        return;
+      }
+      const filename = baseName(info.filename ?? '');
+      const format = formatByName(upload.formats, filename);
+      if (!format) {
+        stream.resume();
+        const what = extensionOf(filename)
+          ? `a ${extensionOf(filename)} file is`
+          : 'a file without extension is';
+        fail(unsupported(upload, `${what} not accepted; send one of ${accepted}`));
+        return;
+      }
+      const notOfFormat = () =>
+        unsupported(upload, `the content is not a ${format.extensions[0]} file, whatever its name says`);
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let checked = false;
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        received += chunk.length;
+        // Every signature fits in the first 16 bytes: a file of another format is refused there.
+        if (!checked && received >= SIGNATURE_BYTES) {
+          checked = true;
+          if (!format.matches(Buffer.concat(chunks))) {
+            stream.resume();
+            fail(notOfFormat());
+          }
+        }
+      });
+      stream.on('limit', () => {
+        stream.resume();
+        fail(tooLarge(upload));
+      });
+      stream.on('end', () => {
+        if (finished) return;
+        const bytes = Buffer.concat(chunks, received);
+        if (bytes.length === 0) fail(InvalidInput.field(upload.field, 'is empty'));
+        else if (!format.matches(bytes)) fail(notOfFormat());
+        else file = { filename, content_type: format.contentType, bytes };
+      });
+    });
+    parser.on('field', (name, value, info) => {
+      if (name === upload.field) {
+        fail(InvalidInput.field(name, 'must be a file part (with a filename), not a text field'));
+        return;
+      }
+      if (info.valueTruncated) {
+        fail(InvalidInput.field(name, `is longer than ${FIELD_BYTES} bytes`));
+        return;
+      }
+      fields[name] = [...(fields[name] ?? []), value];
+    });
+    parser.on('filesLimit', () => fail(InvalidInput.field(upload.field, 'send exactly one file')));
+    parser.on('fieldsLimit', () => fail(InvalidInput.field('body', `holds more than ${MAX_FIELDS} fields`)));
+    parser.on('partsLimit', () =>
+      fail(InvalidInput.field('body', `holds more than ${MAX_FIELDS + 1} parts`)),
+    );
+    parser.on('error', () => fail(InvalidInput.field('body', 'is not a readable multipart/form-data body')));
+    parser.on('close', () => {
+      if (finished) return;
+      finished = true;
+      const body: Record<string, unknown> = { ...fields };
+      if (file) {
+        files.set(req, file);
+        body[upload.field] = {
+          filename: file.filename,
+          size: file.bytes.length,
+          sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        };
+      }
+      req.body = body;
+      next();
+    });
+    req.on('error', () => fail(InvalidInput.field('body', 'ended before the multipart body was complete')));
+    req.pipe(parser);
+  };
+}

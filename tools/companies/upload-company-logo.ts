@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { extensionList, IMAGE_FORMATS } from '../../core/file-types.ts';
+import { nowIso } from '../../db/ids.ts';
+import { inTransaction } from '../../db/repos/index.ts';
+import { defineTool } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { MB, uploadedFile } from '../schemas/upload.ts';
+
+/** The largest logo accepted, as the reference states it (5 MB, counted in MiB). */
+export const LOGO_MAX_BYTES = 5 * MB;
+
+export const LOGO_UPLOAD = { field: 'file', maxBytes: LOGO_MAX_BYTES, formats: IMAGE_FORMATS };
+
+/** Where a company's uploaded logo is served (GET, with the same bearer token as the API). */
+export function companyLogoUrl(publicUrl: string, companyId: string): string {
+  return `${publicUrl}/v1/companies/${encodeURIComponent(companyId)}/logo/`;
+}
+
+export const uploadCompanyLogo = defineTool({
+  name: 'upload_company_logo',
+  title: "Upload a company's logo",
+  description:
+    "Replaces a company's logo with an image and points the company's logo_url at it. Up to 5 MB; " +
+    `${extensionList(IMAGE_FORMATS)}. Needs access to the company and the editor or admin role.`,
+  input: z.object({
+    company_id: z.string().min(1).describe('Id of the company (from list_companies or search_companies).'),
+    file: uploadedFile(IMAGE_FORMATS, 'The logo image, sent as a multipart/form-data file part.'),
+  }),
+  output: z.object({
+    success: z.boolean().describe('True: the logo was stored.'),
+    message: z.string().describe('What happened, in a sentence.'),
+    logo_url: z.string().describe("Where the logo is served now: the company's new logo_url."),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  permission: 'edit_companies',
+  write: true,
+  // A model cannot send the bytes of a file; the upload is a REST route only.
+  mcp: false,
+  async handler(ctx, input) {
+    const company = await ctx.repos.companies.get(ctx.principal.scope, input.company_id);
+    if (!company) {
+      throw new NotFound(
+        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
+      );
+    }
+    const now = nowIso(ctx.clock.now());
+    const { filename, content_type, bytes } = input.file;
+    const logoUrl = companyLogoUrl(ctx.publicUrl, company.id);
+    await inTransaction(ctx.repos, async (repos) => {
+      await repos.companyLogos.replace(
+        {
+          company_id: company.id,
+          firm_id: company.firm_id,
+          filename,
+          content_type,
+          size: bytes.length,
+          content: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes),
+          uploaded_at: now,
+        },
+        logoUrl,
+      );
+      await repos.changeLog.record({
+        firmId: company.firm_id,
+        entity: 'companies',
+        entityId: company.id,
+        action: 'update',
+        changedBy: ctx.principal.user.id,
+        changedAt: now,
+        changes: { logo_url: logoUrl, logo: { filename, content_type, size: bytes.length } },
+      });
+    });
+    return { success: true, message: `Replaced the logo of ${company.name}.`, logo_url: logoUrl };
+  },
+});

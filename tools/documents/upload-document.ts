@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { DOCUMENT_FORMATS, extensionList } from '../../core/file-types.ts';
+import { newId, nowIso } from '../../db/ids.ts';
+import { inTransaction } from '../../db/repos/index.ts';
+import { defineTool } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { MB, uploadedFile } from '../schemas/upload.ts';
+
+/** The largest document accepted, as the reference states it (32 MB, counted in MiB). */
+export const DOCUMENT_MAX_BYTES = 32 * MB;
+
+export const DOCUMENT_UPLOAD = { field: 'file', maxBytes: DOCUMENT_MAX_BYTES, formats: DOCUMENT_FORMATS };
+
+export const uploadDocument = defineTool({
+  name: 'upload_document',
+  title: 'Upload a document',
+  description:
+    "Adds a file to a company's document library, as an upload of today: it lists in list_documents with " +
+    `parse state not-started until it is parsed. Up to 32 MB; ${extensionList(DOCUMENT_FORMATS)}. ` +
+    'Needs access to the company and to documents, and the editor or admin role.',
+  input: z.object({
+    company_id: z
+      .string()
+      .min(1)
+      .describe('Id of the company the document belongs to (from list_companies or search_companies).'),
+    file: uploadedFile(DOCUMENT_FORMATS, 'The document, sent as a multipart/form-data file part.'),
+  }),
+  output: z.object({
+    success: z.boolean().describe('True: the document was stored.'),
+    message: z.string().describe('What happened, in a sentence.'),
+    document_id: z.string().describe('Id of the new document, as list_documents lists it.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  permission: 'add_documents',
+  write: true,
+  // A model cannot send the bytes of a file; the upload is a REST route only.
+  mcp: false,
+  async handler(ctx, input) {
+    const company = await ctx.repos.companies.get(ctx.principal.scope, input.company_id);
+    if (!company) {
+      throw new NotFound(
+        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
+      );
+    }
+    const now = nowIso(ctx.clock.now());
+    const { filename, content_type, bytes } = input.file;
+    const file = {
+      id: newId(),
+      filename,
+      content_type,
+      size: bytes.length,
+      content: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes),
+    };
+    const document = {
+      id: newId(),
+      firm_id: company.firm_id,
+      company_id: company.id,
+      information_request_id: null,
+      file_id: file.id,
+      name: filename,
+      parse_state: 'not-started',
+      parsed_at: null,
+      uploaded_at: now,
+      submitted_date: now.slice(0, 10),
+      source: 'upload',
+    };
+    await inTransaction(ctx.repos, async (repos) => {
+      await repos.documents.create(document, file);
+      await repos.changeLog.record({
+        firmId: company.firm_id,
+        entity: 'documents',
+        entityId: document.id,
+        action: 'create',
+        changedBy: ctx.principal.user.id,
+        changedAt: now,
+        changes: {
+          company_id: company.id,
+          name: filename,
+          content_type,
+          size: bytes.length,
+          source: 'upload',
+        },
+      });
+    });
+    return { success: true, message: `Uploaded ${filename} to ${company.name}.`, document_id: document.id };
+  },
+});
