@@ -12,7 +12,9 @@ import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
 import { getCompanyCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
+import { getDocumentContent } from '../tools/documents/get-document-content.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
+import { searchDocuments } from '../tools/documents/search-documents.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
 import { listFunds } from '../tools/funds/list-funds.ts';
@@ -53,6 +55,15 @@ export const routes: readonly Route[] = [
     rename: { ...paging, from: 'from_date', to: 'to_date' },
     envelope: 'page',
   }),
+  get('/v1/documents/search/', searchDocuments, 'Search documents by their text', {
+    rename: { ...paging },
+    envelope: 'page',
+  }),
+  get(
+    '/v1/documents/:document_id/content/',
+    getDocumentContent,
+    'Get the text of a document, a page at a time',
+  ),
   get('/v1/notes/', listCompanyNotes, 'List the notes on a company', {
     rename: { ...paging },
     envelope: 'page',

@@ -18,7 +18,9 @@ import { searchCompanies } from './companies/search-companies.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
 import { getCompanyCustomColumns, getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import type { AnyTool } from './define.ts';
+import { getDocumentContent } from './documents/get-document-content.ts';
 import { listDocuments } from './documents/list-documents.ts';
+import { searchDocuments } from './documents/search-documents.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
 import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
@@ -51,6 +53,8 @@ export const registry: readonly AnyTool[] = [
   getBudgetVariance,
   // Documents
   listDocuments,
+  getDocumentContent,
+  searchDocuments,
   // Notes
   listNotes,
   listCompanyNotes,
