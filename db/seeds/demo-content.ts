@@ -3,8 +3,8 @@
  * notes by several authors, and custom columns with their options and values.
  */
 import type { MonthBook } from './demo-model.ts';
-import { docxFile, pdfFile, xlsxFile } from './office-files.ts';
 import type { RequestSpec } from './demo-world.ts';
+import { docxFile, pdfFile, xlsxFile } from './office-files.ts';
 import type { CompanyCtx, FirmCtx, Row, UserRef } from './rows.ts';
 import {
   addDays,

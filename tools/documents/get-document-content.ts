@@ -12,20 +12,17 @@ const WAITING: Record<string, string> = {
 export const getDocumentContent = defineTool({
   name: 'get_document_content',
   title: 'Get document content',
-  description: `Returns the text extracted from a document, in pages of about ${TEXT_PAGE_CHARS} characters. Needs access to documents.`,
+  description: `A document's extracted text, a page of about ${TEXT_PAGE_CHARS} characters at a time. Needs access to documents.`,
   input: z.object({
     document_id: z.string().min(1).describe('Document id (from list_documents or search_documents).'),
     page: z.number().int().min(1).default(1).describe('Page of the text, from 1.'),
   }),
   output: z.object({
-    document_id: z.string(),
-    name: z.string(),
     parse_state: z.enum(PARSE_STATES),
-    parsed_at: z.string().nullable(),
     page: z.number().int(),
     total_pages: z.number().int().describe('0 while there is no text.'),
     text: z.string(),
-    message: z.string().nullable().describe('Why there is no text, when there is none.'),
+    message: z.string().nullable().describe('Why there is no text.'),
   }),
   annotations: readOnly,
   permission: 'documents',
@@ -34,7 +31,7 @@ export const getDocumentContent = defineTool({
     if (!row)
       throw new NotFound(`no document with id ${input.document_id}; call list_documents for valid ids`);
     const state = row.parse_state as (typeof PARSE_STATES)[number];
-    const base = { document_id: row.id, name: row.name, parse_state: state, parsed_at: row.parsed_at };
+    const base = { parse_state: state };
     if (row.text === null) {
       const message =
         WAITING[state] ??

@@ -9,15 +9,14 @@ const DocumentMatch = z.object({
   name: z.string(),
   company_id: z.string(),
   company_name: z.string(),
-  uploaded_at: z.string(),
-  passage: z.string().describe('Excerpt around the first match, matched words marked «like this».'),
+  passage: z.string().describe('Excerpt, matches marked «like this».'),
 });
 
 export const searchDocuments = defineTool({
   name: 'search_documents',
   title: 'Search documents',
   description:
-    'Finds parsed documents whose text holds every word of query (whole words, no stemming), best match first, each with an excerpt. Needs access to documents.',
+    'Finds documents whose text holds every word of query (whole words, no stemming), best match first, with an excerpt. Needs access to documents.',
   input: z.object({
     query: z.string().min(1).max(500).describe('Words to find.'),
     company_id: z.string().min(1).optional().describe('Only documents of this company.'),
@@ -44,7 +43,6 @@ export const searchDocuments = defineTool({
       name: row.name,
       company_id: row.company_id,
       company_name: row.company_name,
-      uploaded_at: row.uploaded_at,
       passage: passage(row.text, words),
     }));
   },
