@@ -184,6 +184,17 @@ for (const dialect of dialects) {
       expect((await stateOf(t.db, ids.png)).parse_note).to.equal('an image (no text to extract)');
     });
 
+    it('asks for input on a password-protected PDF', async () => {
+      const id = await doc('locked.pdf', pdfFile([['secret']], { locked: true }));
+      await drain(worker(t.db));
+      expect(await stateOf(t.db, id)).to.include({
+        parse_state: 'needs-input',
+        parse_note: 'the PDF needs a password',
+      });
+      expect((await stateOf(t.db, id)).parsed_at).to.be.a('string');
+      expect(await textOf(t.db, id)).to.equal(undefined);
+    });
+
     it('takes a job again once its lease ran out, and gives up on one whose attempts ran out', async () => {
       const lapsed = await doc('lapsed.txt', Buffer.from('picked up again'), { contentType: 'text/plain' });
       const exhausted = await doc('exhausted.txt', Buffer.from('never finishes'), {
@@ -369,6 +380,14 @@ for (const dialect of dialects) {
         expect(image.body.message).to.equal(
           'No text can be read from this file: an image (no text to extract).',
         );
+        const locked = await doc('locked-too.pdf', pdfFile([['secret']], { locked: true }));
+        await drain(worker(t.db));
+        const needs = await api(server.url, `/v1/documents/${locked}/content/`, { token: fx.admin.rest });
+        expect(needs.body).to.include({
+          parse_state: 'needs-input',
+          text: '',
+          message: 'Parsing needs input: the PDF needs a password.',
+        });
       });
 
       it('refuses callers without documents, and hides other firms and companies as unknown ids', async () => {

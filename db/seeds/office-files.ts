@@ -38,8 +38,11 @@ function rels(targets: { id: string; type: string; target: string }[]): string {
   return `${XML_HEAD}<Relationships xmlns="${RELS_NS}">${list}</Relationships>`;
 }
 
-/** A PDF with one page per entry, each line of an entry a line of Helvetica text. */
-export function pdfFile(pages: string[][]): Buffer {
+/**
+ * A PDF with one page per entry, each line of an entry a line of Helvetica text. `locked` adds an
+ * encryption dictionary that no empty password opens, as a password-protected file has.
+ */
+export function pdfFile(pages: string[][], options: { locked?: boolean } = {}): Buffer {
   const pdfString = (s: string) => s.replace(/[()\\]/g, (c) => `\\${c}`);
   const objects: string[] = [
     '<< /Type /Catalog /Pages 2 0 R >>',
@@ -57,6 +60,12 @@ export function pdfFile(pages: string[][]): Buffer {
     kids.push(objects.length);
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
+  let lock = '';
+  if (options.locked) {
+    const check = 'ab'.repeat(32);
+    objects.push(`<< /Filter /Standard /V 1 /R 2 /O <${check}> /U <${check}> /P -4 >>`);
+    lock = ` /Encrypt ${objects.length} 0 R /ID [<${'01'.repeat(16)}> <${'01'.repeat(16)}>]`;
+  }
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((body, i) => {
@@ -66,7 +75,7 @@ export function pdfFile(pages: string[][]): Buffer {
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${lock} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
 
