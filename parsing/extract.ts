@@ -55,11 +55,13 @@ function detect(bytes: Buffer, contentType: string, filename: string): Format {
   if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46])) return 'pdf';
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
     const names = new Set<string>();
+    let entries: Record<string, Uint8Array>;
     try {
-      unzipSync(new Uint8Array(bytes), {
+      // Lists the names; inflates only the small mimetype entry of an OpenDocument file.
+      entries = unzipSync(new Uint8Array(bytes), {
         filter: (f) => {
           names.add(f.name);
-          return f.name === 'mimetype';
+          return f.name === 'mimetype' && f.originalSize < 256;
         },
       });
     } catch {
@@ -68,13 +70,8 @@ function detect(bytes: Buffer, contentType: string, filename: string): Format {
     if (names.has('word/document.xml')) return 'docx';
     if (names.has('xl/workbook.xml')) return 'xlsx';
     if (names.has('ppt/presentation.xml')) return 'pptx';
-    if (
-      names.has('content.xml') &&
-      /spreadsheet/.test(
-        strFromU8(zipEntries(bytes, (n) => n === 'mimetype')['mimetype'] ?? new Uint8Array()),
-      )
-    )
-      return 'ods';
+    const mimetype = entries.mimetype ? strFromU8(entries.mimetype).trim() : '';
+    if (mimetype === 'application/vnd.oasis.opendocument.spreadsheet') return 'ods';
     return 'unknown';
   }
   // Password-protected Office files (and legacy .doc/.xls) are OLE compound files.
