@@ -13,7 +13,9 @@ import { listCompanies } from '../tools/companies/list-companies.ts';
 import { LOGO_UPLOAD, uploadCompanyLogo } from '../tools/companies/upload-company-logo.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
+import { getDocumentContent } from '../tools/documents/get-document-content.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
+import { searchDocuments } from '../tools/documents/search-documents.ts';
 import { DOCUMENT_UPLOAD, uploadDocument } from '../tools/documents/upload-document.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
@@ -62,6 +64,15 @@ export const routes: readonly Route[] = [
     envelope: 'page',
   }),
   post('/v1/documents/', uploadDocument, 'Upload a document', { upload: DOCUMENT_UPLOAD, status: 201 }),
+  get('/v1/documents/search/', searchDocuments, 'Search documents by their text', {
+    rename: { ...paging },
+    envelope: 'page',
+  }),
+  get(
+    '/v1/documents/:document_id/content/',
+    getDocumentContent,
+    'Get the text of a document, a page at a time',
+  ),
   get('/v1/notes/', listNotes, 'List the notes on a company', {
     rename: { ...paging },
     requireOneOf: company,

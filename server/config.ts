@@ -32,6 +32,10 @@ const schema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
   PRUNE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604800).default(3600),
+  DOCUMENT_PARSING: booleanFlag.default(true),
+  DOCUMENT_PARSE_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3600).default(5),
+  DOCUMENT_PARSE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  DOCUMENT_PARSE_LEASE_SECONDS: z.coerce.number().int().min(1).max(86400).default(600),
 });
 
 export interface Config {
@@ -66,6 +70,14 @@ export interface Config {
   shutdownDrainSeconds: number;
   /** Seconds between deletions of expired rows; 0 switches the schedule off. */
   pruneIntervalSeconds: number;
+  /** Parse uploaded documents in the background on this node. */
+  documentParsing: boolean;
+  /** Seconds between polls of the parse queue when it was empty. */
+  documentParseIntervalSeconds: number;
+  /** A parse taking longer ends not-parseable. */
+  documentParseTimeoutSeconds: number;
+  /** How long a node's claim on a job holds; after it another node takes the job (keep it above the timeout). */
+  documentParseLeaseSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,5 +128,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: c.METRICS_TOKEN,
     metricsPort: c.METRICS_PORT,
     pruneIntervalSeconds: c.PRUNE_INTERVAL_SECONDS,
+    documentParsing: c.DOCUMENT_PARSING,
+    documentParseIntervalSeconds: c.DOCUMENT_PARSE_INTERVAL_SECONDS,
+    documentParseTimeoutSeconds: c.DOCUMENT_PARSE_TIMEOUT_SECONDS,
+    documentParseLeaseSeconds: c.DOCUMENT_PARSE_LEASE_SECONDS,
   };
 }

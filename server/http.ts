@@ -10,6 +10,8 @@ import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { pruneExpired } from '../db/prune.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
+import { DEFAULT_EXTRACT_LIMITS } from '../parsing/extract.ts';
+import { createParseWorker, idleWorker } from '../parsing/worker.ts';
 import { type AppDeps, createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
@@ -112,6 +114,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     config.pruneIntervalSeconds > 0
       ? setInterval(prune, config.pruneIntervalSeconds * 1000).unref()
       : undefined;
+  const parser = config.documentParsing
+    ? createParseWorker({
+        repo: repos.documentParsing,
+        clock,
+        logger,
+        pollMs: config.documentParseIntervalSeconds * 1000,
+        leaseMs: config.documentParseLeaseSeconds * 1000,
+        limits: { ...DEFAULT_EXTRACT_LIMITS, timeoutMs: config.documentParseTimeoutSeconds * 1000 },
+      })
+    : idleWorker;
+  parser.start();
   return {
     url: `http://${host}:${port}`,
     port,
@@ -124,6 +137,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // Still serving while the load balancer sees /readyz at 503 and stops sending new requests.
         if (config.shutdownDrainSeconds > 0) await delay(config.shutdownDrainSeconds * 1000);
         clearInterval(pruneTimer);
+        // Stopped first: a parse still running is handed back to the queue for another node.
+        const parsing = parser.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
@@ -132,6 +147,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         clearTimeout(timer);
         metricsServer?.close();
         await pruning;
+        await parsing;
         await limits.close();
         if (!options.db) await db.destroy();
       })();

@@ -719,7 +719,9 @@ describe('portfolio command line', function () {
 
     it('serves with a banner, answers /healthz, stops on SIGTERM with exit 0, and adds no rows', async () => {
       const before = await rowCounts(demoUrl);
-      const running = await serve(demoUrl);
+      // Parsing the demo documents writes their text (test/document-parsing.test.ts covers it).
+      const quiet = { DOCUMENT_PARSING: 'off' };
+      const running = await serve(demoUrl, quiet);
       expect(running.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(running.url).not.to.match(/:0$/);
       for (const path of ['/v1/', '/mcp', '/docs', '/healthz'])
@@ -765,7 +767,7 @@ describe('portfolio command line', function () {
       // Only the tokens the test asked for are new.
       expect({ ...after, access_tokens: after.access_tokens! - tokensAsked }).to.deep.equal(before);
 
-      const again = await serve(demoUrl);
+      const again = await serve(demoUrl, quiet);
       expect((await stop(again)).code).to.equal(0);
       expect(await rowCounts(demoUrl)).to.deep.equal(after);
     });

@@ -10,6 +10,7 @@ const forbidden: Record<string, readonly string[]> = {
   core: ['db', 'tools', 'auth', 'rest', 'server', 'cli'],
   db: ['tools', 'auth', 'rest', 'server', 'cli'],
   tools: ['auth', 'rest', 'server', 'cli'],
+  parsing: ['tools', 'auth', 'rest', 'server', 'cli'],
 };
 
 function sources(dir: string): string[] {

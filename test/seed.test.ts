@@ -47,6 +47,7 @@ const ORDER: Record<string, string[]> = {
   user_companies: ['user_id', 'company_id'],
   company_funds: ['company_id', 'fund_id'],
   financing_pari_passu: ['financing_id', 'other_financing_id'],
+  document_texts: ['document_id'],
 };
 
 /** The scrypt hashes have random salts: the only columns allowed to differ between two seeds. */

@@ -19,7 +19,9 @@ import { uploadCompanyLogo } from './companies/upload-company-logo.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import type { AnyTool } from './define.ts';
+import { getDocumentContent } from './documents/get-document-content.ts';
 import { listDocuments } from './documents/list-documents.ts';
+import { searchDocuments } from './documents/search-documents.ts';
 import { uploadDocument } from './documents/upload-document.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
 import { getFundPerformance } from './funds/get-fund-performance.ts';
@@ -55,6 +57,8 @@ export const registry: readonly AnyTool[] = [
   // Documents
   listDocuments,
   uploadDocument,
+  getDocumentContent,
+  searchDocuments,
   // Notes
   listNotes,
   searchNotes,

@@ -8,6 +8,7 @@ import * as fairValueOverrides from './008-fair-value-overrides.ts';
 import * as noteSearch from './009-note-search.ts';
 import * as changeLog from './010-change-log.ts';
 import * as companyLogos from './013-company-logos.ts';
+import * as documentParsing from './014-document-parsing.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '009-note-search': noteSearch,
   '010-change-log': changeLog,
   '013-company-logos': companyLogos,
+  '014-document-parsing': documentParsing,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

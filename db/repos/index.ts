@@ -6,6 +6,7 @@ import { changeLogRepo } from './change-log.ts';
 import { companiesRepo } from './companies.ts';
 import { companyLogosRepo } from './company-logos.ts';
 import { customColumnsRepo } from './custom-columns.ts';
+import { documentParsingRepo } from './document-parsing.ts';
 import { documentsRepo } from './documents.ts';
 import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
@@ -35,6 +36,7 @@ export function createRepos(db: Knex) {
     idempotency: idempotencyRepo(db),
     budgets: budgetsRepo(db),
     documents: documentsRepo(db),
+    documentParsing: documentParsingRepo(db),
     notes: notesRepo(db),
     funds: fundsRepo(db),
     customColumns: customColumnsRepo(db),

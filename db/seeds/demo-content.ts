@@ -4,6 +4,7 @@
  */
 import type { MonthBook } from './demo-model.ts';
 import type { RequestSpec } from './demo-world.ts';
+import { docxFile, pdfFile, xlsxFile } from './office-files.ts';
 import type { CompanyCtx, FirmCtx, Row, UserRef } from './rows.ts';
 import {
   addDays,
@@ -431,8 +432,9 @@ export function addDocuments(
       content: doc.file.body,
     });
     const parsed = state === 'completed' || state === 'needs-input';
+    const documentId = ids.next('doc');
     rows.add('documents', {
-      id: ids.next('doc'),
+      id: documentId,
       firm_id: firm.id,
       company_id: company.id,
       information_request_id: doc.requestId,
@@ -444,7 +446,106 @@ export function addDocuments(
       submitted_date: doc.submittedDate,
       source: doc.source,
     });
+    // The files seeded as parsed are plain text, so their text is the file itself.
+    if (state === 'completed') {
+      const text = doc.file.body.toString('utf8').trim();
+      rows.add('document_texts', {
+        document_id: documentId,
+        text,
+        format: 'text',
+        source_pages: null,
+        char_count: text.length,
+        created_at: addMinutes(doc.uploadedAt, 1),
+      });
+    }
   }
+}
+
+/**
+ * A PDF board deck, a Word letter and an Excel KPI workbook for the first companies of a firm, uploaded
+ * just now and not parsed yet: the server's parser reads them on start-up.
+ */
+export function addOfficeDocuments(firm: FirmCtx, companies = 3): void {
+  const { rows, ids } = firm;
+  const uploadDate = addDays(DEMO_TODAY, -1);
+  firm.companies.slice(0, companies).forEach((company, c) => {
+    const books = company.model.books.slice(-6);
+    const last = books[books.length - 1]!;
+    const cur = company.spec.currency;
+    const name = company.spec.name;
+    const quarter = quarterLabel(last.date);
+    const files: { name: string; file: FileContent }[] = [
+      {
+        name: `Board deck ${quarter}.pdf`,
+        file: {
+          filename: `${company.slug}-board-deck.pdf`,
+          contentType: 'application/pdf',
+          body: pdfFile([
+            [`${name}: board deck, ${quarter}`, '', 'Agenda: results, hiring plan, fundraising timeline.'],
+            [
+              `Results (${cur})`,
+              `Revenue last month: ${grouped(last.revenue)}`,
+              `Net burn last month: ${grouped(last.netBurn)}`,
+              `Cash at month end: ${grouped(last.cash)}`,
+              `Headcount: ${last.headcount}`,
+            ],
+          ]),
+        },
+      },
+      {
+        name: `Quarterly letter ${quarter}.docx`,
+        file: {
+          filename: `${company.slug}-quarterly-letter.docx`,
+          contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          body: docxFile([
+            `# ${name}: letter to shareholders, ${quarter}`,
+            `Dear shareholders, revenue reached ${grouped(last.revenue)} ${cur} last month and the team grew to ${last.headcount}.`,
+            'Our priorities are unchanged: grow revenue efficiently and extend the runway.',
+          ]),
+        },
+      },
+      {
+        name: `KPI workbook ${quarter}.xlsx`,
+        file: {
+          filename: `${company.slug}-kpi-workbook.xlsx`,
+          contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          body: xlsxFile([
+            {
+              name: 'P&L',
+              rows: [
+                ['Month', `Revenue (${cur})`, `Net burn (${cur})`],
+                ...books.map((b) => [b.month.key, b.revenue / 100, b.netBurn / 100]),
+              ],
+            },
+            { name: 'Team', rows: [['Month', 'Headcount'], ...books.map((b) => [b.month.key, b.headcount])] },
+          ]),
+        },
+      },
+    ];
+    files.forEach((f, i) => {
+      const fileId = ids.next('fil');
+      rows.add('document_files', {
+        id: fileId,
+        filename: f.file.filename,
+        content_type: f.file.contentType,
+        size: f.file.body.length,
+        content: f.file.body,
+      });
+      rows.add('documents', {
+        id: ids.next('doc'),
+        firm_id: firm.id,
+        company_id: company.id,
+        information_request_id: null,
+        file_id: fileId,
+        name: f.name,
+        parse_state: 'not-started',
+        parsed_at: null,
+        uploaded_at: instant(uploadDate, 9 + c, i * 5),
+        submitted_date: uploadDate,
+        source: 'upload',
+      });
+    });
+  });
 }
 
 // ---- notes -----------------------------------------------------------------------------------

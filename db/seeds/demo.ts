@@ -11,7 +11,13 @@ import type { Knex } from 'knex';
 import { hashSecret } from '../../core/secrets.ts';
 import { type DemoMark, markDemo } from '../demo.ts';
 import { addInvestorMetrics, buildCapTable } from './demo-captable.ts';
-import { addCustomColumns, addDocuments, addInformationRequests, addNotes } from './demo-content.ts';
+import {
+  addCustomColumns,
+  addDocuments,
+  addInformationRequests,
+  addNotes,
+  addOfficeDocuments,
+} from './demo-content.ts';
 import { addBudgets, addCompanyMetrics, addCustomMetrics } from './demo-metrics.ts';
 import { simulateCompany } from './demo-model.ts';
 import { addFairValueOverrides } from './demo-returns.ts';
@@ -229,6 +235,8 @@ function buildFirm(spec: FirmSpec, shared: Shared): FirmCtx {
       created_at: instant(addDays(createdDate, 2), 10),
       revoked_at: null,
     });
+    // Last, so the ids drawn before stay as they were.
+    addOfficeDocuments(firm);
   }
   return firm;
 }

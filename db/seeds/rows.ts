@@ -34,6 +34,7 @@ export const SEED_TABLES = [
   'information_report_documents',
   'information_report_metrics',
   'documents',
+  'document_texts',
   'notes',
   'custom_columns',
   'custom_column_options',

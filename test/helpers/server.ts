@@ -18,6 +18,8 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     DATABASE_URL: 'sqlite::memory:',
+    // Suites that test parsing switch it on; elsewhere it would change parse states under a test.
+    DOCUMENT_PARSING: 'off',
     ...options.env,
   });
   return startServer(config, {

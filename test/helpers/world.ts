@@ -251,6 +251,16 @@ async function companyObjects(
   );
   const note = newId();
   const noteText = `${label} note: the board met`;
+  // The deck's text holds the note's words, so a search of either finds this company's objects.
+  const deckText = `${documentName}: ${noteText}`;
+  await db('document_texts').insert({
+    document_id: document,
+    text: deckText,
+    format: 'pdf',
+    source_pages: 1,
+    char_count: deckText.length,
+    created_at: '2026-01-11T00:00:00.000Z',
+  });
   await repos.notes.create({
     id: note,
     firm_id: firm.firmId,
@@ -694,6 +704,7 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
   category_name: [ref('custom metric name', 'firm', 'customCategoryName')],
   custom_metric: [ref('custom metric name', 'firm', 'customCategoryName')],
   email: [ref('user', 'firm', 'userEmail')],
+  document_id: [ref('document', 'company', 'document')],
   query: [ref('note text', 'company', 'noteText')],
   co_investors: [
     {

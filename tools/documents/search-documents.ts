@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { passage, searchWords } from '../../core/search-text.ts';
+import { defineTool, readOnly } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+const DocumentMatch = z.object({
+  id: z.string().describe('Document id (for get_document_content).'),
+  name: z.string(),
+  company_id: z.string(),
+  company_name: z.string(),
+  passage: z.string().describe('Excerpt, matches marked «like this».'),
+});
+
+export const searchDocuments = defineTool({
+  name: 'search_documents',
+  title: 'Search documents',
+  description:
+    'Finds documents whose text holds every word of query (whole words, no stemming), best match first, with an excerpt. Needs access to documents.',
+  input: z.object({
+    query: z.string().min(1).max(500).describe('Words to find.'),
+    company_id: z.string().min(1).optional().describe('Only documents of this company.'),
+    ...pageFields,
+  }),
+  output: listOf(DocumentMatch),
+  annotations: readOnly,
+  permission: 'documents',
+  async handler(ctx, input) {
+    const scope = ctx.principal.scope;
+    if (input.company_id && !(await ctx.repos.companies.get(scope, input.company_id))) {
+      throw new NotFound(
+        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
+      );
+    }
+    const words = searchWords(input.query);
+    const counted = await ctx.repos.documentParsing.search(
+      scope,
+      { words, companyId: input.company_id },
+      toPage(input),
+    );
+    return pageResult(input, counted, (row) => ({
+      id: row.id,
+      name: row.name,
+      company_id: row.company_id,
+      company_name: row.company_name,
+      passage: passage(row.text, words),
+    }));
+  },
+});
