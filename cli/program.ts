@@ -48,6 +48,7 @@ export function usageLine(command: Command): string {
   return `usage: portfolio ${command.name} ${synopsis(command)}`;
 }
 
+/** A short list of choices is shown in the help; a long one (currency codes) only in the error. */
 function helpText(spec: OptionSpec): string {
   if (spec.choices && spec.choices.length <= 5) return `${spec.description} (${spec.choices.join(', ')})`;
   return spec.description;
