@@ -59,7 +59,7 @@ export interface NewDatum {
   detailed_source: string;
 }
 
-/** What identifies a live datum: no two live data share company, category, date, cadence and budget. */
+/** What a bulk write matches a live datum on: company, category, date, cadence and budget. */
 export interface DatumKey {
   company_id: string;
   category_id: string;
@@ -103,8 +103,8 @@ function historyRow(change: ValueChange, commentsAdded: number, changedBy: strin
   };
 }
 
-/** Companies per lookup of live data: keeps each query's bound parameters small. */
-const COMPANY_BATCH = 200;
+/** Companies (and categories) per lookup of live data: keeps each query's bound parameters small. */
+const LOOKUP_BATCH = 200;
 
 /** A live (not deleted) datum the caller can see: its firm and, where access is limited, its company. */
 function visibleDatum(db: Knex | Knex.Transaction, scope: Scope, id: string): Knex.QueryBuilder {
@@ -215,8 +215,8 @@ export function metricWritesRepo(db: Knex) {
       categoryIds: readonly string[],
     ): Promise<Map<string, LiveDatum>> {
       const out = new Map<string, LiveDatum>();
-      for (const companies of chunk([...new Set(companyIds)], COMPANY_BATCH)) {
-        for (const categories of chunk([...new Set(categoryIds)], COMPANY_BATCH)) {
+      for (const companies of chunk([...new Set(companyIds)], LOOKUP_BATCH)) {
+        for (const categories of chunk([...new Set(categoryIds)], LOOKUP_BATCH)) {
           const rows = (await db('metric_data')
             .where({ firm_id: firmId })
             .whereIn('company_id', companies)
