@@ -57,9 +57,11 @@ function parameters(route: Route): JsonSchema[] {
       schema: inputSchema.properties?.[field] ?? { type: 'string' },
     });
   }
-  if (route.method !== 'GET') return params;
+  // A write reads the query only when its body is one field of the input (the rest comes from the query).
+  const bodyField = typeof route.body === 'object' ? route.body.field : undefined;
+  if (route.method !== 'GET' && !bodyField) return params;
   for (const field of Object.keys(shape)) {
-    if (inPath.has(toQuery.get(field) ?? field) || inPath.has(field)) continue;
+    if (inPath.has(toQuery.get(field) ?? field) || inPath.has(field) || field === bodyField) continue;
     const name = toQuery.get(field) ?? field;
     const schema = { ...(inputSchema.properties?.[field] ?? {}) };
     const description = schema.description;
@@ -103,6 +105,12 @@ function successSchema(route: Route): JsonSchema {
   return out;
 }
 
+function requestBodySchema(route: Route): JsonSchema {
+  const input = schemaOf(route.tool.input, 'input') as { properties?: Record<string, JsonSchema> };
+  if (typeof route.body !== 'object') return input;
+  return input.properties?.[route.body.field] ?? {};
+}
+
 function operation(route: Route): JsonSchema {
   const tool: AnyTool = route.tool;
   const op: JsonSchema = {
@@ -131,7 +139,7 @@ function operation(route: Route): JsonSchema {
     if (route.method !== 'DELETE') {
       op.requestBody = {
         required: route.method === 'PATCH' || route.method === 'PUT' || route.status === 201,
-        content: { 'application/json': { schema: schemaOf(route.tool.input, 'input') } },
+        content: { 'application/json': { schema: requestBodySchema(route) } },
       };
     }
     op.parameters = [

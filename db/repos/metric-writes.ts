@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { parseChoices } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
-import { bool, scoped } from './util.ts';
+import { isPostgres } from '../knex.ts';
+import { bool, chunk, scoped } from './util.ts';
 
 /** What an update needs to know about a datum before it changes it. */
 export interface DatumTarget {
@@ -44,6 +45,57 @@ export interface UpdatedDatum {
   /** Every comment of the datum, oldest first. */
   comments: UpdatedComment[];
 }
+
+/** One point to write: the company and budget are those of the whole request. */
+export interface PointToWrite {
+  category_id: string;
+  cadence: string;
+  date: string;
+  value: string;
+  currency: string | null;
+}
+
+/** What happens to a point that meets a live datum of the same category, cadence, date and budget. */
+export type ConflictMode = 'overwrite' | 'skip' | 'error';
+
+export type PointOutcome = 'created' | 'overwritten' | 'unchanged' | 'skipped';
+
+export interface WrittenPoint {
+  /** The new datum, or the existing one it met (the first by creation when several exist). */
+  id: string;
+  outcome: PointOutcome;
+  /** What the datum holds afterwards. */
+  value: string;
+  currency: string | null;
+}
+
+export interface BulkWrite {
+  companyId: string;
+  budgetId: string | null;
+  points: readonly PointToWrite[];
+  mode: ConflictMode;
+  /** The user recorded in metric_history as having made each change. */
+  userId: string;
+  at: string;
+}
+
+/** Either every point written, or (mode `error`) the positions of the points that met live data. */
+export type BulkResult = { written: WrittenPoint[]; conflicts: [] } | { written: []; conflicts: number[] };
+
+interface LiveRow {
+  id: string;
+  category_id: string;
+  cadence: string;
+  date: string;
+  value: string;
+  currency: string | null;
+}
+
+const pointKey = (p: { category_id: string; cadence: string; date: string }) =>
+  `${p.category_id}|${p.cadence}|${p.date}`;
+
+// 14 columns a row: 500 rows stay far below SQLite's 32,766 bound parameters (and PostgreSQL's 65,535).
+const INSERT_BATCH = 500;
 
 /** A live (not deleted) datum the caller can see: its firm and, where access is limited, its company. */
 function visibleDatum(db: Knex | Knex.Transaction, scope: Scope, id: string): Knex.QueryBuilder {
@@ -147,6 +199,145 @@ export function metricWritesRepo(db: Knex) {
         return { id, value, currency, comments: all };
       });
     },
+
+    /**
+     * Writes many points of one company and one budget (or none) in one transaction: points that meet
+     * no live datum of the same category, cadence and date are inserted in batches; the others are
+     * overwritten, skipped, or (mode `error`) reported without anything written. Every creation and
+     * every changed value is recorded in metric_history (a creation with old_value null).
+     * The caller has checked that the company and budget are visible and the points valid.
+     */
+    async writeMany(scope: Scope, w: BulkWrite): Promise<BulkResult> {
+      return db.transaction(async (trx) => {
+        // Concurrent writes to one company queue here, so two of them cannot both create one point.
+        if (isPostgres(trx)) {
+          await trx('companies').where({ id: w.companyId, firm_id: scope.firmId }).forUpdate().select('id');
+        }
+        const live = new Map<string, LiveRow[]>();
+        if (w.points.length > 0) {
+          const dates = w.points.map((p) => p.date).sort();
+          const categoryIds = [...new Set(w.points.map((p) => p.category_id))];
+          for (const ids of chunk(categoryIds, INSERT_BATCH)) {
+            const qb = trx('metric_data')
+              .where({ company_id: w.companyId, firm_id: scope.firmId })
+              .whereIn('category_id', ids)
+              .whereBetween('date', [dates[0]!, dates[dates.length - 1]!])
+              .whereNull('deleted_at');
+            if (w.budgetId) qb.where('budget_id', w.budgetId);
+            else qb.whereNull('budget_id');
+            const rows = (await qb
+              .orderBy([{ column: 'created_at' }, { column: 'id' }])
+              .select('id', 'category_id', 'cadence', 'date', 'value', 'currency')) as LiveRow[];
+            for (const row of rows) {
+              const key = pointKey(row);
+              live.set(key, [...(live.get(key) ?? []), row]);
+            }
+          }
+        }
+
+        if (w.mode === 'error') {
+          const conflicts = w.points.flatMap((p, i) => (live.has(pointKey(p)) ? [i] : []));
+          if (conflicts.length > 0) return { written: [], conflicts };
+        }
+
+        const inserts: Record<string, unknown>[] = [];
+        const history: Record<string, unknown>[] = [];
+        const written: WrittenPoint[] = [];
+        for (const p of w.points) {
+          const existing = live.get(pointKey(p));
+          if (!existing) {
+            const id = newId();
+            inserts.push({
+              id,
+              firm_id: scope.firmId,
+              company_id: w.companyId,
+              category_id: p.category_id,
+              cadence: p.cadence,
+              date: p.date,
+              value: p.value,
+              currency: p.currency,
+              budget_id: w.budgetId,
+              detailed_source: 'api',
+              archived: false,
+              deleted_at: null,
+              created_at: w.at,
+              updated_at: w.at,
+            });
+            history.push(historyRow(id, null, null, p.value, p.currency, w));
+            written.push({ id, outcome: 'created', value: p.value, currency: p.currency });
+            continue;
+          }
+          const first = existing[0]!;
+          if (w.mode === 'skip') {
+            written.push({ id: first.id, outcome: 'skipped', value: first.value, currency: first.currency });
+            continue;
+          }
+          const changed = existing.filter((e) => e.value !== p.value || e.currency !== p.currency);
+          for (const e of changed) {
+            await trx('metric_data')
+              .where({ id: e.id })
+              .update({ value: p.value, currency: p.currency, updated_at: w.at });
+            history.push(historyRow(e.id, e.value, e.currency, p.value, p.currency, w));
+          }
+          written.push({
+            id: first.id,
+            outcome: changed.length > 0 ? 'overwritten' : 'unchanged',
+            value: p.value,
+            currency: p.currency,
+          });
+        }
+        for (const batch of chunk(inserts, INSERT_BATCH)) await trx('metric_data').insert(batch);
+        for (const batch of chunk(history, INSERT_BATCH)) await trx('metric_history').insert(batch);
+        return { written, conflicts: [] };
+      });
+    },
+
+    /**
+     * Marks one live datum deleted and records its last value in metric_history (new_value null).
+     * False when the datum is unknown, already deleted or not visible.
+     */
+    async softDelete(scope: Scope, id: string, userId: string, at: string): Promise<boolean> {
+      return db.transaction(async (trx) => {
+        const current = (await visibleDatum(trx, scope, id)
+          .forUpdate()
+          .select('metric_data.value', 'metric_data.currency')
+          .first()) as { value: string; currency: string | null } | undefined;
+        if (!current) return false;
+        await trx('metric_data').where({ id }).update({ deleted_at: at, updated_at: at });
+        await trx('metric_history').insert({
+          id: newId(),
+          datum_id: id,
+          old_value: current.value,
+          new_value: null,
+          old_currency: current.currency,
+          new_currency: null,
+          comments_added: 0,
+          changed_by: userId,
+          changed_at: at,
+        });
+        return true;
+      });
+    },
+  };
+}
+function historyRow(
+  datumId: string,
+  oldValue: string | null,
+  oldCurrency: string | null,
+  newValue: string,
+  newCurrency: string | null,
+  w: BulkWrite,
+): Record<string, unknown> {
+  return {
+    id: newId(),
+    datum_id: datumId,
+    old_value: oldValue,
+    new_value: newValue,
+    old_currency: oldCurrency,
+    new_currency: newCurrency,
+    comments_added: 0,
+    changed_by: w.userId,
+    changed_at: w.at,
   };
 }
 export type MetricWritesRepo = ReturnType<typeof metricWritesRepo>;
