@@ -4,7 +4,7 @@
 // Options: --database-url (default: a new file in the temp directory), --runs (default 5).
 
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { STANDARD_CATEGORIES } from '../core/categories.ts';
@@ -55,8 +55,15 @@ function points(companyId: string, salt: number) {
   return items;
 }
 
-async function timedPost(body: unknown): Promise<number> {
+interface Timing {
+  wall: number;
+  /** CPU time of this process (server and client) during the request: less sensitive to other load. */
+  cpu: number;
+}
+
+async function timedPost(body: unknown): Promise<Timing> {
   const json = JSON.stringify(body);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const res = await fetch(`${server.url}/v1/metrics/`, {
     method: 'POST',
@@ -64,28 +71,33 @@ async function timedPost(body: unknown): Promise<number> {
     body: json,
   });
   const text = await res.text();
-  const ms = performance.now() - started;
+  const wall = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   if (res.status !== 201) throw new Error(`POST /v1/metrics/ answered ${res.status}: ${text.slice(0, 500)}`);
-  return ms;
+  return { wall, cpu: (cpu.user + cpu.system) / 1000 };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const companyId = (i: number) => `bc${String(i).padStart(6, '0')}`;
 
 try {
-  const created: number[] = [];
+  const load = loadavg()[0]!;
+  const created: Timing[] = [];
   for (let r = 0; r < runs; r++) created.push(await timedPost(points(companyId(r), r)));
   const target = companyId(runs);
   await timedPost(points(target, 0));
-  const overwritten: number[] = [];
+  const overwritten: Timing[] = [];
   for (let r = 1; r <= runs; r++) overwritten.push(await timedPost(points(target, r)));
-  const row = (label: string, xs: number[]) =>
-    `| ${label} | ${median(xs).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |`;
+  const row = (label: string, ts: Timing[]) => {
+    const xs = ts.map((t) => t.wall);
+    return `| ${label} | ${median(xs).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} | ${median(ts.map((t) => t.cpu)).toFixed(0)} |`;
+  };
   console.log(
     [
-      `POST /v1/metrics/ with ${POINTS} points, ${runs} runs each (${url.split(':')[0]}, Node ${process.version})`,
-      '| Request | median ms | min ms | max ms |',
-      '|---|---:|---:|---:|',
+      `POST /v1/metrics/ with ${POINTS} points, ${runs} runs each (${url.split(':')[0]}, Node ${process.version}, ` +
+        `${cpus().length} cores, 1-minute load average ${load.toFixed(1)} at the start)`,
+      '| Request | median ms | min ms | max ms | median CPU ms |',
+      '|---|---:|---:|---:|---:|',
       row('create 10,000 new points', created),
       row('overwrite 10,000 existing points', overwritten),
     ].join('\n'),

@@ -242,6 +242,7 @@ export function metricWritesRepo(db: Knex) {
 
         const inserts: Record<string, unknown>[] = [];
         const history: Record<string, unknown>[] = [];
+        const updates: ValueUpdate[] = [];
         const written: WrittenPoint[] = [];
         for (const p of w.points) {
           const existing = live.get(pointKey(p));
@@ -274,9 +275,7 @@ export function metricWritesRepo(db: Knex) {
           }
           const changed = existing.filter((e) => e.value !== p.value || e.currency !== p.currency);
           for (const e of changed) {
-            await trx('metric_data')
-              .where({ id: e.id })
-              .update({ value: p.value, currency: p.currency, updated_at: w.at });
+            updates.push({ id: e.id, value: p.value, currency: p.currency });
             history.push(historyRow(e.id, e.value, e.currency, p.value, p.currency, w));
           }
           written.push({
@@ -286,8 +285,9 @@ export function metricWritesRepo(db: Knex) {
             currency: p.currency,
           });
         }
-        for (const batch of chunk(inserts, INSERT_BATCH)) await trx('metric_data').insert(batch);
-        for (const batch of chunk(history, INSERT_BATCH)) await trx('metric_history').insert(batch);
+        await insertMany(trx, 'metric_data', inserts);
+        await updateValues(trx, updates, w.at);
+        await insertMany(trx, 'metric_history', history);
         return { written, conflicts: [] };
       });
     },
@@ -320,6 +320,40 @@ export function metricWritesRepo(db: Knex) {
     },
   };
 }
+/**
+ * Rows of one shape in batches of one multi-row VALUES statement each: knex compiles a SQLite batch
+ * insert into a UNION ALL of SELECTs, which took a third longer for 10,000 rows here.
+ */
+async function insertMany(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]) {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  for (const batch of chunk(rows, INSERT_BATCH)) {
+    await trx.raw(
+      `insert into ?? (${columns.map(() => '??').join(', ')}) values ${batch.map(() => tuple).join(', ')}`,
+      [table, ...columns, ...batch.flatMap((row) => columns.map((c) => row[c] as Knex.Value))],
+    );
+  }
+}
+
+interface ValueUpdate {
+  id: string;
+  value: string;
+  currency: string | null;
+}
+
+/** New values of many data in one statement per batch (UPDATE … FROM, SQLite 3.33+ and PostgreSQL). */
+async function updateValues(trx: Knex.Transaction, updates: ValueUpdate[], at: string) {
+  for (const batch of chunk(updates, INSERT_BATCH)) {
+    await trx.raw(
+      `with v(id, value, currency) as (values ${batch.map(() => '(?, ?, ?)').join(', ')}) ` +
+        'update metric_data set value = v.value, currency = v.currency, updated_at = ? ' +
+        'from v where metric_data.id = v.id',
+      [...batch.flatMap((u) => [u.id, u.value, u.currency]), at],
+    );
+  }
+}
+
 function historyRow(
   datumId: string,
   oldValue: string | null,
