@@ -31,7 +31,7 @@ function assertValid(validate: ValidateFunction, value: unknown): void {
 const fields = (body: { errors: { field: string }[] }) => body.errors.map((e) => e.field);
 
 for (const dialect of dialects) {
-  describe(`create_metrics and delete_metric: POST and DELETE /v1/metrics/ (${dialect.name}) @db`, () => {
+  describe(`metric writes (POST and DELETE /v1/metrics/) and metric read conformance (${dialect.name}) @db`, () => {
     let t: TestDb;
     let fx: Fixture;
     let server: RunningServer;
@@ -486,6 +486,69 @@ for (const dialect of dialects) {
         const res = await del(id, fx.viewer.rest);
         expect(res.status).to.equal(403);
         expect((await t.db('metric_data').where({ id }).first()).deleted_at).to.equal(null);
+      });
+    });
+
+    describe('metric reads', () => {
+      it("lists only data aligned with the company's fiscal calendar unless include_non_fye_aligned is true", async () => {
+        const beta = fx.companies.beta.id;
+        await t.db('companies').where({ id: beta }).update({ fiscal_year_end: '03-31' });
+        const at = (cadence: string, date: string, category = 'revenue') =>
+          insertDatum(t.db, { firmId: fx.firmA.id, companyId: beta, category, cadence, date, value: '1' });
+        const aligned = [
+          await at('quarter', '2025-06-30'),
+          await at('year', '2025-03-31'),
+          await at('month', '2025-05-31'),
+          await at('point_in_time', '2025-05-15', 'cash_in_bank'),
+        ];
+        const offCalendar = [
+          await at('quarter', '2025-05-31'),
+          await at('year', '2025-12-31'),
+          await at('month', '2025-05-15'),
+        ];
+        const ids = async (query: string) => {
+          const res = await api(server.url, `/v1/metrics/?company_id=${beta}${query}`, {
+            token: fx.editor.rest,
+          });
+          expect(res.status, query).to.equal(200);
+          return res.body.results.map((d: { id: string }) => d.id);
+        };
+        expect(await ids('')).to.have.members(aligned);
+        expect(await ids('&include_non_fye_aligned=false')).to.have.members(aligned);
+        expect(await ids('&include_non_fye_aligned=true')).to.have.members([...aligned, ...offCalendar]);
+        const bad = await api(server.url, `/v1/metrics/?company_id=${beta}&include_non_fye_aligned=maybe`, {
+          token: fx.editor.rest,
+        });
+        expect(bad.status).to.equal(400);
+        expect(fields(bad.body)).to.deep.equal(['include_non_fye_aligned']);
+      });
+
+      it('filters metric options by type, choices and is_multiple', async () => {
+        const channels = await insertCustomCategory(t.db, fx.firmA.id, 'Channels', 'select', {
+          choices: ['web', 'retail', 'amber'],
+        });
+        await t.db('metric_categories').where({ id: channels }).update({ is_multiple: true });
+        const names = async (query: string) => {
+          const res = await api(server.url, `/v1/metrics/options/?page_size=100${query}`, {
+            token: fx.editor.rest,
+          });
+          expect(res.status, query).to.equal(200);
+          return res.body.results.map((o: { category_name: string }) => o.category_name);
+        };
+        expect(await names('&type=Select')).to.have.members(['Health', 'Channels']);
+        expect(await names('&type=Select&is_multiple=true')).to.deep.equal(['Channels']);
+        expect(await names('&is_multiple=false&type=select')).to.deep.equal(['Health']);
+        expect(await names('&choices=amber')).to.have.members(['Health', 'Channels']);
+        expect(await names('&choices=amber,web')).to.deep.equal(['Channels']);
+        expect(await names('&choices=amber&choices=red')).to.deep.equal(['Health']);
+        const money = await names('&type=Money&is_standard=true');
+        expect(money).to.include.members(['revenue', 'cash_in_bank']);
+        expect(money).to.not.include('headcount');
+        expect(await names('&type=Integer&is_standard=true')).to.include('headcount');
+        expect(await names('&type=Decimal&is_standard=true')).to.include.members(['moic', 'runway']);
+        const bad = await api(server.url, '/v1/metrics/options/?type=Float', { token: fx.editor.rest });
+        expect(bad.status).to.equal(400);
+        expect(fields(bad.body)).to.deep.equal(['type']);
       });
     });
 
