@@ -142,6 +142,9 @@ function operation(route: Route): JsonSchema {
         content: { 'application/json': { schema: requestBodySchema(route) } },
       };
     }
+    (op.responses as JsonSchema)['409'] = problemResponse(
+      'The Idempotency-Key was used for another request, or the write meets existing data',
+    );
     op.parameters = [
       ...(op.parameters as JsonSchema[]),
       {

@@ -22,36 +22,14 @@ const MetricPoint = z.object({
     .string()
     .min(1)
     .max(255)
-    .describe(
-      'The value, 1 to 255 characters: a decimal number such as "1250000.50" for numeric categories ' +
-        '(percentages as fractions, 0.25 = 25 %), one of the choices for select metrics.',
-    ),
-  company_id: z
-    .string()
-    .min(1)
-    .describe('Id of the company (from list_companies); the same in every item of a request.'),
-  category: z
-    .string()
-    .min(1)
-    .describe(
-      'Standard category name such as revenue or cash_in_bank, or the display name of a custom metric.',
-    ),
-  metric_cadence: z
-    .enum(ALL_CADENCES)
-    .describe('point_in_time for point-in-time categories; the period a flow covers otherwise.'),
-  date: z.iso.date().describe('Date the value is for, YYYY-MM-DD (the period end for flows).'),
-  currency: CurrencyCode.nullish().describe(
-    'ISO 4217 currency of the value: required for money categories, not allowed for any other.',
-  ),
-  is_budget_metric: z
-    .boolean()
-    .default(false)
-    .describe('true to write into the budget named by budget_id; false (the default) for actuals.'),
-  budget_id: z
-    .string()
-    .min(1)
-    .nullish()
-    .describe('Budget to write into (from list_budgets), with is_budget_metric true.'),
+    .describe('A decimal such as "1250.50" (percentages as fractions), or a choice of a select metric.'),
+  company_id: z.string().min(1).describe('The same company in every item.'),
+  category: z.string().min(1).describe('Standard category name (revenue …) or a custom metric display name.'),
+  metric_cadence: z.enum(ALL_CADENCES).describe('point_in_time for stocks; the period of a flow.'),
+  date: z.iso.date().describe('YYYY-MM-DD; the period end for flows.'),
+  currency: CurrencyCode.nullish().describe('Required for money, not allowed otherwise.'),
+  is_budget_metric: z.boolean().default(false).describe('true to write into budget_id.'),
+  budget_id: z.string().min(1).nullish().describe('The one budget of the request (list_budgets).'),
 });
 type MetricPoint = z.infer<typeof MetricPoint>;
 
@@ -257,26 +235,20 @@ export const createMetrics = defineTool({
   name: 'create_metrics',
   title: 'Create metric data of one company',
   description:
-    `Writes 1 to ${MAX_POINTS} metric data points of one company (standard categories and custom metrics, ` +
-    'actuals or one budget) in one transaction: every point is written or none is, and a 400 names each ' +
-    'offending field as items[i].field. A point meets an existing one when company, category, cadence, ' +
-    'date and budget are the same; on_conflict says what then happens: overwrite (the default) replaces ' +
-    'its value and currency, skip keeps it as it is, error refuses the whole request with 409 naming each ' +
-    'conflicting items[i]. Every created and replaced value is recorded in the metric history. Needs the ' +
-    'editor or admin role. Returns one result per point, in request order.',
+    `Writes 1 to ${MAX_POINTS} metric data points of one company (actuals or one budget), all or none; ` +
+    'a 400 names each bad items[i].field. A point with the company, category, cadence, date and budget ' +
+    'of an existing one is a conflict, resolved by on_conflict. Recorded in the metric history. Editor ' +
+    'or admin role.',
   input: z.object({
     items: z
       .array(Point)
       .min(1, { error: pointsMessage })
       .max(MAX_POINTS, { error: pointsMessage })
-      .describe(`The data points, 1 to ${MAX_POINTS}, all of one company and one budget (or none).`),
+      .describe(`1 to ${MAX_POINTS} data points.`),
     on_conflict: z
       .enum(['overwrite', 'skip', 'error'])
       .default('overwrite')
-      .describe(
-        'When a point meets an existing one: overwrite (default) replaces it, skip keeps it, error ' +
-          'refuses the request (409) naming every conflicting item.',
-      ),
+      .describe('overwrite replaces the existing value, skip keeps it, error refuses all (409).'),
   }),
   output: z.object({
     results: z.array(CreatedPoint).describe('One result per point, in request order.'),

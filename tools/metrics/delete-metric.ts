@@ -6,19 +6,14 @@ export const deleteMetric = defineTool({
   name: 'delete_metric',
   title: 'Delete one metric value',
   description:
-    'Deletes one metric datum: it leaves every listing and analysis, and stays readable only through ' +
-    'GET /v1/metrics/ with include_deleted=1 (its deleted_at set). Find the datum id with ' +
-    'get_company_metrics first. Needs the editor or admin role; the deletion is recorded in the metric ' +
-    'history with the last value.',
+    'Deletes one metric datum (soft: listed again with include_deleted=1 on GET /v1/metrics/); ' +
+    'recorded in the metric history. Editor or admin role.',
   input: z.object({
-    datum_id: z
-      .string()
-      .min(1)
-      .describe('Id of the metric datum, as returned by get_company_metrics or GET /v1/metrics/.'),
+    datum_id: z.string().min(1).describe('Datum id from get_company_metrics.'),
   }),
   output: z.object({
-    success: z.boolean().describe('true: the datum is deleted.'),
-    message: z.string().describe('What was done.'),
+    success: z.boolean(),
+    message: z.string(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   permission: 'edit_metrics',

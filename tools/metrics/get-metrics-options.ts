@@ -59,20 +59,12 @@ export const getMetricsOptions = defineTool({
     type: z
       .enum(OPTION_TYPES)
       .optional()
-      .describe(
-        'Only one value kind: Money (currency), Percentage, Integer (number), Decimal (multiple, months), ' +
-          'String (text), Select; the lower-case kinds of the type field are accepted as well.',
-      ),
+      .describe('Only this kind: Money, Percentage, Integer, Decimal, String, Select, or a type value.'),
     choices: z
       .array(z.string().min(1))
       .optional()
-      .describe(
-        'Only select metrics offering every one of these choices; over REST also comma-separated (choices=a,b).',
-      ),
-    is_multiple: z
-      .boolean()
-      .optional()
-      .describe('True for only select metrics that take several choices, false for the others.'),
+      .describe('Only select metrics offering all these choices (REST: also choices=a,b).'),
+    is_multiple: z.boolean().optional().describe('True for only multiple-choice metrics.'),
   }),
   output: listOf(MetricsOption),
   annotations: readOnly,
