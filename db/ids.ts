@@ -4,14 +4,25 @@ import { randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const LENGTH = 16;
 
+// Random bytes are drawn 4 KiB at a time: a bulk write takes thousands of ids in one request.
+let pool = Buffer.alloc(0);
+let next = 0;
+
+function randomByte(): number {
+  if (next >= pool.length) {
+    pool = randomBytes(4096);
+    next = 0;
+  }
+  return pool[next++]!;
+}
+
 /** A new opaque identifier: 16 alphanumeric characters (about 95 random bits). */
 export function newId(): string {
   let id = '';
   while (id.length < LENGTH) {
-    for (const byte of randomBytes(24)) {
-      // Bytes from 248 up are dropped so that every character is equally likely.
-      if (byte < 248 && id.length < LENGTH) id += ALPHABET[byte % 62];
-    }
+    const byte = randomByte();
+    // Bytes from 248 up are dropped so that every character is equally likely.
+    if (byte < 248) id += ALPHABET[byte % 62];
   }
   return id;
 }

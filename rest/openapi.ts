@@ -66,17 +66,18 @@ function parameters(route: Route): ZodOpenApiParameters {
       Object.fromEntries(inPath.map((name) => [name, shape[fieldOf(name)] ?? z.string()])),
     );
   }
-  if (route.method === 'GET') {
+  // A write reads the query only when its body is one field of the input (the rest comes from the query).
+  const bodyField = typeof route.body === 'object' ? route.body.field : undefined;
+  if (route.method === 'GET' || bodyField) {
     const toQuery = new Map(Object.entries(route.rename ?? {}).map(([q, f]) => [f, q]));
     const query: Shape = {};
     for (const [field, schema] of Object.entries(shape)) {
-      if (!pathFields.has(field)) query[toQuery.get(field) ?? field] = schema;
+      if (!pathFields.has(field) && field !== bodyField) query[toQuery.get(field) ?? field] = schema;
     }
     if (route.envelope === 'page') query.format = csvFormat;
     if (Object.keys(query).length > 0) params.query = z.object(query);
-  } else {
-    params.header = z.object({ 'Idempotency-Key': idempotencyKey });
   }
+  if (route.method !== 'GET') params.header = z.object({ 'Idempotency-Key': idempotencyKey });
   return params;
 }
 
@@ -145,6 +146,13 @@ function responses(route: Route): ZodOpenApiResponsesObject {
       },
     },
     ...errorResponses,
+    ...(route.method !== 'GET'
+      ? {
+          '409': problemResponse(
+            'An Idempotency-Key reused with a different request, or a conflict the write refuses',
+          ),
+        }
+      : {}),
     ...(route.upload
       ? {
           '413': problemResponse(`The file is larger than ${megabytes(route.upload.maxBytes)} MB`),

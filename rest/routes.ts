@@ -22,6 +22,8 @@ import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
 import { listFunds } from '../tools/funds/list-funds.ts';
 import { listInformationReports } from '../tools/information/list-information-reports.ts';
 import { listInformationRequests } from '../tools/information/list-information-requests.ts';
+import { createMetrics } from '../tools/metrics/create-metrics.ts';
+import { deleteMetric } from '../tools/metrics/delete-metric.ts';
 import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
 import { listMetrics } from '../tools/metrics/list-metrics.ts';
 import { updateMetric } from '../tools/metrics/update-metric.ts';
@@ -30,7 +32,7 @@ import { searchNotes } from '../tools/notes/search-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
 import type { Route } from './adapter.ts';
-import { get, patch, post } from './declare.ts';
+import { del, get, patch, post } from './declare.ts';
 
 const paging = { page_size: 'per_page' };
 /** The REST listings of one company take it by id or by slug. */
@@ -52,6 +54,13 @@ export const routes: readonly Route[] = [
     rename: { ...paging },
     envelope: 'page',
   }),
+  post('/v1/metrics/', createMetrics, 'Create metric data of one company', {
+    body: { field: 'items' },
+    envelope: 'results',
+    status: 201,
+    bodyLimit: '16mb',
+  }),
+  del('/v1/metrics/:datum_id/', deleteMetric, 'Delete one metric datum'),
   patch(
     '/v1/metrics/:datum_id/',
     updateMetric,

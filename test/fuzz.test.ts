@@ -591,6 +591,11 @@ for (const dialect of dialects) {
     const tried = { rest: 0, mcp: 0, mib: 0, rejectedWrites: 0 };
 
     /** After any request: nothing changed unless a write succeeded; then the new state is the baseline. */
+    async function restoreOwnDatum(): Promise<void> {
+      await t.db('metric_data').where({ id: w.own.datum }).update({ deleted_at: null });
+      baseline = await writeChecksum(t.db);
+    }
+
     async function checkWrites(wrote: boolean, describeInput: () => string): Promise<void> {
       const now = await writeChecksum(t.db);
       if (wrote) baseline = now;
@@ -659,7 +664,8 @@ for (const dialect of dialects) {
           }),
           { numRuns: runs, seed: SEED + index },
         );
-        // A valid request still works after all that.
+        // A valid request still works after all that (on the own datum, undeleted if a call deleted it).
+        await restoreOwnDatum();
         const valid = restRequest(route, baseInput(tool, w.own));
         const after = await api(server.url, valid.path, {
           token: w.roles.admin.rest,
@@ -724,6 +730,7 @@ for (const dialect of dialects) {
           }),
           { numRuns: runs, seed: SEED + 1000 + index },
         );
+        await restoreOwnDatum();
         const after = await mcpCall(server.url, w.roles.admin.pat, tool.name, baseInput(tool, w.own));
         expect(after.body?.result?.isError, after.text.slice(0, 300)).to.not.equal(true);
         await checkWrites(tool.write === true, () => `valid ${tool.name}`);

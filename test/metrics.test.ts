@@ -425,12 +425,25 @@ for (const dialect of dialects) {
         expect([res.m09.fx_rate, res.m09.converted_value]).to.deep.equal([1, '120000']);
       });
 
-      it('leaves converted_value and fx_rate null when no rate is known or the value is not money', async () => {
+      it('leaves converted_value and fx_rate null when no rate is known for money', async () => {
         const res = byId((await list('')).body);
         // m04: GBP, only another firm has a GBP rate; m05: EUR dated before the first EUR rate.
-        for (const id of ['m04', 'm05', 'm06', 'm07', 'm08']) {
+        for (const id of ['m04', 'm05']) {
           expect([res[id].fx_rate, res[id].converted_value], id).to.deep.equal([null, null]);
           expect(res[id].preferred_currency, id).to.equal('USD');
+        }
+      });
+
+      it('converts a value that is not money to itself, as a string, with fx_rate null', async () => {
+        const res = byId((await list('')).body);
+        // m06: headcount; m07: a custom number; m08: a custom text metric.
+        for (const [id, value] of [
+          ['m06', '12'],
+          ['m07', '150'],
+          ['m08', 'great'],
+        ] as const) {
+          expect([res[id].fx_rate, res[id].converted_value], id).to.deep.equal([null, value]);
+          assertReference('main', 'Datum', res[id]);
         }
       });
 

@@ -28,6 +28,8 @@ import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
 import { listInformationReports } from './information/list-information-reports.ts';
 import { listInformationRequests } from './information/list-information-requests.ts';
+import { createMetrics } from './metrics/create-metrics.ts';
+import { deleteMetric } from './metrics/delete-metric.ts';
 import { getCompanyMetrics } from './metrics/get-company-metrics.ts';
 import { getCompanyRecentMetrics } from './metrics/get-company-recent-metrics.ts';
 import { getMetricsOptions } from './metrics/get-metrics-options.ts';
@@ -51,6 +53,8 @@ export const registry: readonly AnyTool[] = [
   getMetricsOptions,
   listMetrics,
   updateMetric,
+  createMetrics,
+  deleteMetric,
   // Budgets
   listBudgets,
   getBudgetVariance,

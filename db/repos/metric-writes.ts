@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { parseChoices } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
+import { isPostgres } from '../knex.ts';
 import { bool, chunk, insertBatched, scoped } from './util.ts';
 
 /** What an update needs to know about a datum before it changes it. */
@@ -105,6 +106,57 @@ function historyRow(change: ValueChange, commentsAdded: number, changedBy: strin
 
 /** Companies (and categories) per lookup of live data: keeps each query's bound parameters small. */
 const LOOKUP_BATCH = 200;
+
+/** One point to write: the company and budget are those of the whole request. */
+export interface PointToWrite {
+  category_id: string;
+  cadence: string;
+  date: string;
+  value: string;
+  currency: string | null;
+}
+
+/** What happens to a point that meets a live datum of the same category, cadence, date and budget. */
+export type ConflictMode = 'overwrite' | 'skip' | 'error';
+
+export type PointOutcome = 'created' | 'overwritten' | 'unchanged' | 'skipped';
+
+export interface WrittenPoint {
+  /** The new datum, or the existing one it met (the first by creation when several exist). */
+  id: string;
+  outcome: PointOutcome;
+  /** What the datum holds afterwards. */
+  value: string;
+  currency: string | null;
+}
+
+export interface BulkWrite {
+  companyId: string;
+  budgetId: string | null;
+  points: readonly PointToWrite[];
+  mode: ConflictMode;
+  /** The user recorded in metric_history as having made each change. */
+  userId: string;
+  at: string;
+}
+
+/** Either every point written, or (mode `error`) the positions of the points that met live data. */
+export type BulkResult = { written: WrittenPoint[]; conflicts: [] } | { written: []; conflicts: number[] };
+
+interface LiveRow {
+  id: string;
+  category_id: string;
+  cadence: string;
+  date: string;
+  value: string;
+  currency: string | null;
+}
+
+const pointKey = (p: { category_id: string; cadence: string; date: string }) =>
+  `${p.category_id}|${p.cadence}|${p.date}`;
+
+// 14 columns a row: 500 rows stay far below SQLite's 32,766 bound parameters (and PostgreSQL's 65,535).
+const INSERT_BATCH = 500;
 
 /** A live (not deleted) datum the caller can see: its firm and, where access is limited, its company. */
 function visibleDatum(db: Knex | Knex.Transaction, scope: Scope, id: string): Knex.QueryBuilder {
@@ -271,6 +323,197 @@ export function metricWritesRepo(db: Knex) {
         changes.map((change) => historyRow(change, 0, changedBy, at)),
       );
     },
+
+    /**
+     * Writes many points of one company and one budget (or none) in one transaction: points that meet
+     * no live datum of the same category, cadence and date are inserted in batches; the others are
+     * overwritten, skipped, or (mode `error`) reported without anything written. Every creation and
+     * every changed value is recorded in metric_history (a creation with old_value null).
+     * The caller has checked that the company and budget are visible and the points valid.
+     */
+    async writeMany(scope: Scope, w: BulkWrite): Promise<BulkResult> {
+      return db.transaction(async (trx) => {
+        // Concurrent writes to one company queue here, so two of them cannot both create one point.
+        if (isPostgres(trx)) {
+          await trx('companies').where({ id: w.companyId, firm_id: scope.firmId }).forUpdate().select('id');
+        }
+        const live = new Map<string, LiveRow[]>();
+        if (w.points.length > 0) {
+          const dates = w.points.map((p) => p.date).sort();
+          const categoryIds = [...new Set(w.points.map((p) => p.category_id))];
+          for (const ids of chunk(categoryIds, INSERT_BATCH)) {
+            const qb = trx('metric_data')
+              .where({ company_id: w.companyId, firm_id: scope.firmId })
+              .whereIn('category_id', ids)
+              .whereBetween('date', [dates[0]!, dates[dates.length - 1]!])
+              .whereNull('deleted_at');
+            if (w.budgetId) qb.where('budget_id', w.budgetId);
+            else qb.whereNull('budget_id');
+            const rows = (await qb
+              .orderBy([{ column: 'created_at' }, { column: 'id' }])
+              .select('id', 'category_id', 'cadence', 'date', 'value', 'currency')) as LiveRow[];
+            for (const row of rows) {
+              const key = pointKey(row);
+              live.set(key, [...(live.get(key) ?? []), row]);
+            }
+          }
+        }
+
+        if (w.mode === 'error') {
+          const conflicts = w.points.flatMap((p, i) => (live.has(pointKey(p)) ? [i] : []));
+          if (conflicts.length > 0) return { written: [], conflicts };
+        }
+
+        const inserts: Record<string, unknown>[] = [];
+        const history: Record<string, unknown>[] = [];
+        const updates: ValueUpdate[] = [];
+        const written: WrittenPoint[] = [];
+        for (const p of w.points) {
+          const existing = live.get(pointKey(p));
+          if (!existing) {
+            const id = newId();
+            inserts.push({
+              id,
+              firm_id: scope.firmId,
+              company_id: w.companyId,
+              category_id: p.category_id,
+              cadence: p.cadence,
+              date: p.date,
+              value: p.value,
+              currency: p.currency,
+              budget_id: w.budgetId,
+              detailed_source: 'api',
+              archived: false,
+              deleted_at: null,
+              created_at: w.at,
+              updated_at: w.at,
+            });
+            history.push(writeHistoryRow(id, null, null, p.value, p.currency, w));
+            written.push({ id, outcome: 'created', value: p.value, currency: p.currency });
+            continue;
+          }
+          const first = existing[0]!;
+          if (w.mode === 'skip') {
+            written.push({ id: first.id, outcome: 'skipped', value: first.value, currency: first.currency });
+            continue;
+          }
+          const changed = existing.filter((e) => e.value !== p.value || e.currency !== p.currency);
+          for (const e of changed) {
+            updates.push({ id: e.id, value: p.value, currency: p.currency });
+            history.push(writeHistoryRow(e.id, e.value, e.currency, p.value, p.currency, w));
+          }
+          written.push({
+            id: first.id,
+            outcome: changed.length > 0 ? 'overwritten' : 'unchanged',
+            value: p.value,
+            currency: p.currency,
+          });
+        }
+        await insertMany(trx, 'metric_data', inserts);
+        await updateValues(trx, updates, w.at);
+        await insertMany(trx, 'metric_history', history);
+        return { written, conflicts: [] };
+      });
+    },
+
+    /**
+     * Marks one live datum deleted and records its last value in metric_history (new_value null).
+     * False when the datum is unknown, already deleted or not visible.
+     */
+    async softDelete(scope: Scope, id: string, userId: string, at: string): Promise<boolean> {
+      return db.transaction(async (trx) => {
+        const current = (await visibleDatum(trx, scope, id)
+          .forUpdate()
+          .select('metric_data.value', 'metric_data.currency')
+          .first()) as { value: string; currency: string | null } | undefined;
+        if (!current) return false;
+        await trx('metric_data').where({ id }).update({ deleted_at: at, updated_at: at });
+        await trx('metric_history').insert({
+          id: newId(),
+          datum_id: id,
+          old_value: current.value,
+          new_value: null,
+          old_currency: current.currency,
+          new_currency: null,
+          comments_added: 0,
+          changed_by: userId,
+          changed_at: at,
+        });
+        return true;
+      });
+    },
   };
 }
 export type MetricWritesRepo = ReturnType<typeof metricWritesRepo>;
+
+/** The one method of a better-sqlite3 connection used here: a statement prepared once, run per row. */
+interface SqliteConnection {
+  prepare(sql: string): { run(params: unknown[]): unknown };
+}
+
+/**
+ * Rows of one shape, in the transaction: on SQLite one prepared single-row statement run per row on
+ * the transaction's own connection (knex compiles a batch into a UNION ALL of SELECTs, several times
+ * slower to prepare); on PostgreSQL one multi-row VALUES statement per batch.
+ */
+async function insertMany(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]) {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  if (!isPostgres(trx)) {
+    // Inside a transaction knex hands out the transaction's connection.
+    const conn = (await trx.client.acquireConnection()) as SqliteConnection;
+    const insert = conn.prepare(
+      `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+    );
+    for (const row of rows) {
+      insert.run(columns.map((c) => (typeof row[c] === 'boolean' ? (row[c] ? 1 : 0) : row[c])));
+    }
+    return;
+  }
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  for (const batch of chunk(rows, INSERT_BATCH)) {
+    await trx.raw(
+      `insert into ?? (${columns.map(() => '??').join(', ')}) values ${batch.map(() => tuple).join(', ')}`,
+      [table, ...columns, ...batch.flatMap((row) => columns.map((c) => row[c] as Knex.Value))],
+    );
+  }
+}
+
+interface ValueUpdate {
+  id: string;
+  value: string;
+  currency: string | null;
+}
+
+/** New values of many data in one statement per batch (UPDATE … FROM, SQLite 3.33+ and PostgreSQL). */
+async function updateValues(trx: Knex.Transaction, updates: ValueUpdate[], at: string) {
+  for (const batch of chunk(updates, INSERT_BATCH)) {
+    await trx.raw(
+      `with v(id, value, currency) as (values ${batch.map(() => '(?, ?, ?)').join(', ')}) ` +
+        'update metric_data set value = v.value, currency = v.currency, updated_at = ? ' +
+        'from v where metric_data.id = v.id',
+      [...batch.flatMap((u) => [u.id, u.value, u.currency]), at],
+    );
+  }
+}
+
+function writeHistoryRow(
+  datumId: string,
+  oldValue: string | null,
+  oldCurrency: string | null,
+  newValue: string,
+  newCurrency: string | null,
+  w: BulkWrite,
+): Record<string, unknown> {
+  return {
+    id: newId(),
+    datum_id: datumId,
+    old_value: oldValue,
+    new_value: newValue,
+    old_currency: oldCurrency,
+    new_currency: newCurrency,
+    comments_added: 0,
+    changed_by: w.userId,
+    changed_at: w.at,
+  };
+}

@@ -27,6 +27,11 @@ export interface CategoryFilter {
   isStandard?: boolean;
   isPointInTime?: boolean;
   isArchived?: boolean;
+  /** Only categories of these value kinds (`category_type`). */
+  types?: string[];
+  /** Only select metrics offering every one of these choices. */
+  choices?: string[];
+  isMultiple?: boolean;
 }
 
 /** One metric datum with the category it belongs to. */
@@ -75,6 +80,8 @@ export interface DatumFilter {
   /** Inclusive ISO 8601 UTC bounds on updated_at (the stored form, `…T…Z` with milliseconds). */
   updatedFrom?: string;
   updatedTo?: string;
+  /** Only data of these cadences dated at one of these 'MM-DD' endings (other cadences: any date). */
+  periodEnds?: Record<string, string[]>;
 }
 
 /** `date`: date, category name, id; `created_asc`/`created_desc`: by created_at, then id. */
@@ -163,6 +170,19 @@ export function metricsRepo(db: Knex) {
     if (filter.cadence) qb.where('metric_data.cadence', filter.cadence);
     if (filter.updatedFrom) qb.where('metric_data.updated_at', '>=', filter.updatedFrom);
     if (filter.updatedTo) qb.where('metric_data.updated_at', '<=', filter.updatedTo);
+    const ends = filter.periodEnds;
+    if (ends) {
+      qb.where((w) => {
+        w.whereNotIn('metric_data.cadence', Object.keys(ends));
+        for (const [cadence, days] of Object.entries(ends)) {
+          w.orWhere((c) =>
+            c
+              .where('metric_data.cadence', cadence)
+              .whereRaw(`substr(metric_data.date, 6, 5) in (${days.map(() => '?').join(', ')})`, days),
+          );
+        }
+      });
+    }
     return qb;
   }
 
@@ -228,6 +248,23 @@ export function metricsRepo(db: Knex) {
       if (filter.isStandard !== undefined) base.where('is_standard', filter.isStandard);
       if (filter.isPointInTime !== undefined) base.where('is_point_in_time', filter.isPointInTime);
       if (filter.isArchived !== undefined) base.where('is_archived', filter.isArchived);
+      if (filter.types) base.whereIn('category_type', filter.types);
+      if (filter.isMultiple !== undefined) base.where('is_multiple', filter.isMultiple);
+      if (filter.choices) {
+        // Choices are stored as JSON text: the few select metrics are matched here, not in SQL.
+        const wanted = filter.choices;
+        const selects = (await visibleCategories(firmId).whereNotNull('choices').select('id', 'choices')) as {
+          id: string;
+          choices: string | null;
+        }[];
+        const ids = selects
+          .filter((row) => {
+            const offered = parseChoices(row.choices);
+            return wanted.every((c) => offered.includes(c));
+          })
+          .map((row) => row.id);
+        base.whereIn('id', ids);
+      }
       const result = await countAndPage<RawCategory>(base, page, (qb) =>
         qb.orderBy('is_standard', 'desc').orderByRaw(byName('name')).orderBy('id', 'asc'),
       );

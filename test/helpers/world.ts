@@ -714,6 +714,27 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
       token: (s) => s.coInvestor,
     },
   ],
+  items: [
+    { kind: 'company', level: 'company', value: (s) => [validPoint(s.company)], token: (s) => s.company },
+    {
+      kind: 'budget',
+      level: 'company',
+      value: (s, own) => [validPoint(own.company, { is_budget_metric: true, budget_id: s.budget })],
+      token: (s) => s.budget,
+    },
+    {
+      kind: 'custom metric name',
+      level: 'firm',
+      value: (s, own) => [
+        validPoint(own.company, {
+          category: s.customCategoryName,
+          metric_cadence: 'point_in_time',
+          currency: null,
+        }),
+      ],
+      token: (s) => s.customCategoryName,
+    },
+  ],
   financing_rounds: [
     { kind: 'company', level: 'company', value: (s) => [validRound(s.company)], token: (s) => s.company },
     {
@@ -726,6 +747,19 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
     },
   ],
 };
+
+/** A valid metric data point of a company for create_metrics, with optional overrides. */
+export function validPoint(companyId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    company_id: companyId,
+    category: 'revenue',
+    metric_cadence: 'month',
+    date: '2025-09-30',
+    value: '1000',
+    currency: 'USD',
+    ...extra,
+  };
+}
 
 /** Fields a valid call needs besides references (a change for update_metric). */
 const EXTRA_FIELDS: Record<string, () => unknown> = {

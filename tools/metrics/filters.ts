@@ -42,6 +42,14 @@ export class CategoryIndex {
     return { field, message: `unknown ${what} "${value}"; ${hint}${optionsPointer}` };
   }
 
+  /** One category by standard name or custom metric display name, or an error naming the closest valid one. */
+  lookup(value: string, field: string): CategoryRow | FieldError {
+    const row =
+      this.standard.get(value) ?? this.custom.find(value) ?? this.standard.get(normaliseCategoryName(value));
+    if (row) return row;
+    return this.unknown(field, value, [...this.standard.keys(), ...this.custom.names()], 'category');
+  }
+
   /** Standard names, `custom`, or custom metric display names; a bad value names the closest valid one. */
   selectCategories(values: readonly string[] | undefined, field: string): CategorySelection {
     if (!values || values.length === 0) return { named: [] };

@@ -3,6 +3,31 @@ import { defineTool, readOnly } from '../define.ts';
 import { MetricsOption, toMetricsOption } from '../schemas/metrics-option.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
+/** The reference's type names, and the value kinds each stands for. */
+const KINDS_OF_TYPE: Record<string, string[]> = {
+  Money: ['currency'],
+  Percentage: ['percentage'],
+  Integer: ['number'],
+  Decimal: ['multiple', 'months'],
+  String: ['text'],
+  Select: ['select'],
+};
+const OPTION_TYPES = [
+  'Integer',
+  'Decimal',
+  'String',
+  'Money',
+  'Percentage',
+  'Select',
+  'currency',
+  'percentage',
+  'number',
+  'multiple',
+  'months',
+  'text',
+  'select',
+] as const;
+
 export const getMetricsOptions = defineTool({
   name: 'get_metrics_options',
   title: 'List metric categories',
@@ -28,6 +53,15 @@ export const getMetricsOptions = defineTool({
       .boolean()
       .optional()
       .describe('True for only archived custom metrics, false for only active ones.'),
+    type: z
+      .enum(OPTION_TYPES)
+      .optional()
+      .describe('Only this kind: Money, Percentage, Integer, Decimal, String, Select, or a type value.'),
+    choices: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Only select metrics offering all these choices (REST: also choices=a,b).'),
+    is_multiple: z.boolean().optional().describe('True for only multiple-choice metrics.'),
   }),
   output: listOf(MetricsOption),
   annotations: readOnly,
@@ -40,6 +74,9 @@ export const getMetricsOptions = defineTool({
         isStandard: input.is_standard,
         isPointInTime: input.is_point_in_time,
         isArchived: input.is_archived,
+        types: input.type ? (KINDS_OF_TYPE[input.type] ?? [input.type]) : undefined,
+        choices: input.choices?.flatMap((c) => c.split(',')).filter((c) => c !== ''),
+        isMultiple: input.is_multiple,
       },
       toPage(input),
     );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fiscalPeriodEnds } from '../../core/fiscal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { InvalidInput, MissingParameter } from '../errors.ts';
 import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
@@ -40,6 +41,14 @@ export const listMetrics = defineTool({
       .enum(['0', '1'])
       .default('1')
       .describe('0 leaves archived metrics out; by default (1) they are included.'),
+    include_non_fye_aligned: z
+      .boolean()
+      .default(false)
+      .describe(
+        "true also lists data dated off the company's fiscal calendar (a quarter not ending three, six, " +
+          'nine or twelve months after the fiscal year end, a year not ending at it, a month not ending ' +
+          'on its last day); left out by default.',
+      ),
     cadence: z
       .enum(REST_CADENCES)
       .optional()
@@ -105,6 +114,7 @@ export const listMetrics = defineTool({
         cadence: input.cadence,
         updatedFrom,
         updatedTo,
+        periodEnds: input.include_non_fye_aligned ? undefined : fiscalPeriodEnds(company.fiscal_year_end),
       },
       direction === 'asc' ? 'created_asc' : direction === 'desc' ? 'created_desc' : 'date',
       toPage(input),

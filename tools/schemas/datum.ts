@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CUSTOM_CATEGORY } from '../../core/categories.ts';
+import { CUSTOM_CATEGORY, isMonetary } from '../../core/categories.ts';
 import { convertDecimal, isDecimal } from '../../core/decimal.ts';
 import type { DatumWithRate } from '../../db/repos/metrics.ts';
 
@@ -27,7 +27,8 @@ export const Datum = z.object({
     .string()
     .nullable()
     .describe(
-      "value in the firm's preferred currency; null when no rate is known or the value is not money.",
+      "value in the firm's preferred currency; the value itself when it is not money (fx_rate null); " +
+        'null only for money whose rate is unknown (never guessed).',
     ),
   preferred_currency: z.string().describe("The firm's preferred currency."),
   fx_rate: z
@@ -45,8 +46,10 @@ export const Datum = z.object({
 export type Datum = z.infer<typeof Datum>;
 
 export function toDatum(row: DatumWithRate, preferredCurrency: string): Datum {
-  const convertible = row.fx_rate !== null && isDecimal(row.value);
-  let converted: string | null = null;
+  const money = isMonetary(row.category_type);
+  const convertible = money && row.fx_rate !== null && isDecimal(row.value);
+  // Headcount, percentages, multiples, text …: no currency to convert from, so the value converts to itself.
+  let converted: string | null = money ? null : row.value;
   if (convertible) converted = row.fx_rate === '1' ? row.value : convertDecimal(row.value, row.fx_rate!);
   return {
     id: row.id,

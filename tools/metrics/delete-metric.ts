@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { defineTool } from '../define.ts';
+import { NotFound } from '../errors.ts';
+
+export const deleteMetric = defineTool({
+  name: 'delete_metric',
+  title: 'Delete one metric value',
+  description:
+    'Deletes one metric datum (soft: listed again with include_deleted=1 on GET /v1/metrics/); ' +
+    'recorded in the metric history. Editor or admin role.',
+  input: z.object({
+    datum_id: z.string().min(1).describe('Datum id from get_company_metrics.'),
+  }),
+  output: z.object({
+    success: z.boolean(),
+    message: z.string(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  permission: 'edit_metrics',
+  write: true,
+  async handler(ctx, input) {
+    const deleted = await ctx.repos.metricWrites.softDelete(
+      ctx.principal.scope,
+      input.datum_id,
+      ctx.principal.user.id,
+      ctx.clock.now().toISOString(),
+    );
+    if (!deleted) {
+      throw new NotFound(
+        `no metric datum with id ${input.datum_id}; get_company_metrics (GET /v1/metrics/ over REST) lists valid ids`,
+      );
+    }
+    return { success: true, message: `metric datum ${input.datum_id} deleted` };
+  },
+});
