@@ -78,7 +78,8 @@ export interface LiveDatum extends DatumKey {
 /** A new value for a live datum, with the value it replaces (both kept in metric_history). */
 export interface ValueChange {
   id: string;
-  old_value: string;
+  /** Null when the datum is new. */
+  old_value: string | null;
   old_currency: string | null;
   value: string;
   currency: string | null;
@@ -312,11 +313,7 @@ export function metricWritesRepo(db: Knex) {
 
     /** Sets new values and currencies, each change kept in metric_history as made by `changedBy`. */
     async replaceValues(changes: readonly ValueChange[], changedBy: string, at: string): Promise<void> {
-      for (const change of changes) {
-        await db('metric_data')
-          .where({ id: change.id })
-          .update({ value: change.value, currency: change.currency, updated_at: at });
-      }
+      await updateValues(db, changes, at);
       await insertBatched(
         db,
         'metric_history',
@@ -366,7 +363,7 @@ export function metricWritesRepo(db: Knex) {
 
         const inserts: Record<string, unknown>[] = [];
         const history: Record<string, unknown>[] = [];
-        const updates: ValueUpdate[] = [];
+        const updates: { id: string; value: string; currency: string | null }[] = [];
         const written: WrittenPoint[] = [];
         for (const p of w.points) {
           const existing = live.get(pointKey(p));
@@ -388,7 +385,7 @@ export function metricWritesRepo(db: Knex) {
               created_at: w.at,
               updated_at: w.at,
             });
-            history.push(writeHistoryRow(id, null, null, p.value, p.currency, w));
+            history.push(historyRow({ id, old_value: null, old_currency: null, ...p }, 0, w.userId, w.at));
             written.push({ id, outcome: 'created', value: p.value, currency: p.currency });
             continue;
           }
@@ -400,7 +397,9 @@ export function metricWritesRepo(db: Knex) {
           const changed = existing.filter((e) => e.value !== p.value || e.currency !== p.currency);
           for (const e of changed) {
             updates.push({ id: e.id, value: p.value, currency: p.currency });
-            history.push(writeHistoryRow(e.id, e.value, e.currency, p.value, p.currency, w));
+            history.push(
+              historyRow({ id: e.id, old_value: e.value, old_currency: e.currency, ...p }, 0, w.userId, w.at),
+            );
           }
           written.push({
             id: first.id,
@@ -479,14 +478,12 @@ async function insertMany(trx: Knex.Transaction, table: string, rows: Record<str
   }
 }
 
-interface ValueUpdate {
-  id: string;
-  value: string;
-  currency: string | null;
-}
-
 /** New values of many data in one statement per batch (UPDATE … FROM, SQLite 3.33+ and PostgreSQL). */
-async function updateValues(trx: Knex.Transaction, updates: ValueUpdate[], at: string) {
+async function updateValues(
+  trx: Knex | Knex.Transaction,
+  updates: readonly { id: string; value: string; currency: string | null }[],
+  at: string,
+) {
   for (const batch of chunk(updates, INSERT_BATCH)) {
     await trx.raw(
       `with v(id, value, currency) as (values ${batch.map(() => '(?, ?, ?)').join(', ')}) ` +
@@ -495,25 +492,4 @@ async function updateValues(trx: Knex.Transaction, updates: ValueUpdate[], at: s
       [...batch.flatMap((u) => [u.id, u.value, u.currency]), at],
     );
   }
-}
-
-function writeHistoryRow(
-  datumId: string,
-  oldValue: string | null,
-  oldCurrency: string | null,
-  newValue: string,
-  newCurrency: string | null,
-  w: BulkWrite,
-): Record<string, unknown> {
-  return {
-    id: newId(),
-    datum_id: datumId,
-    old_value: oldValue,
-    new_value: newValue,
-    old_currency: oldCurrency,
-    new_currency: newCurrency,
-    comments_added: 0,
-    changed_by: w.userId,
-    changed_at: w.at,
-  };
 }
