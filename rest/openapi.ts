@@ -103,6 +103,13 @@ function successSchema(route: Route): JsonSchema {
   return out;
 }
 
+/** The JSON body of a write: the whole input, or the one input field the body fills. */
+function bodySchema(route: Route): JsonSchema {
+  const input = schemaOf(route.tool.input, 'input') as { properties?: Record<string, JsonSchema> };
+  if (route.body && route.body !== 'merge') return input.properties?.[route.body.field] ?? {};
+  return input;
+}
+
 function operation(route: Route): JsonSchema {
   const tool: AnyTool = route.tool;
   const op: JsonSchema = {
@@ -131,7 +138,7 @@ function operation(route: Route): JsonSchema {
     if (route.method !== 'DELETE') {
       op.requestBody = {
         required: route.method === 'PATCH' || route.method === 'PUT' || route.status === 201,
-        content: { 'application/json': { schema: schemaOf(route.tool.input, 'input') } },
+        content: { 'application/json': { schema: bodySchema(route) } },
       };
     }
     op.parameters = [

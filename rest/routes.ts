@@ -8,10 +8,13 @@ import { getInvestmentMetrics } from '../tools/cap-table/get-investment-metrics.
 import { getSecurities } from '../tools/cap-table/get-securities.ts';
 import { getShareClasses } from '../tools/cap-table/get-share-classes.ts';
 import { getTransactions } from '../tools/cap-table/get-transactions.ts';
+import { createCompany } from '../tools/companies/create-company.ts';
 import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
+import { updateCompany } from '../tools/companies/update-company.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
 import { getCompanyCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
+import { updateCustomColumnValues } from '../tools/custom-columns/update-custom-column-values.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
@@ -21,12 +24,13 @@ import { listInformationRequests } from '../tools/information/list-information-r
 import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
 import { listMetrics } from '../tools/metrics/list-metrics.ts';
 import { updateMetric } from '../tools/metrics/update-metric.ts';
+import { createNotes } from '../tools/notes/create-notes.ts';
 import { listCompanyNotes } from '../tools/notes/list-notes.ts';
 import { searchNotes } from '../tools/notes/search-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
 import type { Route } from './adapter.ts';
-import { get, patch, post } from './declare.ts';
+import { get, patch, post, put } from './declare.ts';
 
 const paging = { page_size: 'per_page' };
 
@@ -34,6 +38,8 @@ const paging = { page_size: 'per_page' };
 export const routes: readonly Route[] = [
   get('/v1/companies/', listCompanies, 'List companies', { rename: { ...paging }, envelope: 'page' }),
   get('/v1/companies/:company_id/', getCompany, 'Get one company'),
+  post('/v1/companies/', createCompany, 'Create a company', { body: 'merge', status: 201 }),
+  patch('/v1/companies/:company_id/', updateCompany, 'Change fields of a company', { body: 'merge' }),
   get('/v1/metrics/', listMetrics, 'List the metrics of a company', {
     rename: { ...paging },
     envelope: 'page',
@@ -57,6 +63,11 @@ export const routes: readonly Route[] = [
     rename: { ...paging },
     envelope: 'page',
   }),
+  post('/v1/notes/', createNotes, 'Add notes to one company', {
+    body: { field: 'items' },
+    envelope: 'results',
+    status: 201,
+  }),
   get('/v1/notes/search/', searchNotes, 'Search notes by their text', {
     rename: { ...paging },
     envelope: 'page',
@@ -68,6 +79,10 @@ export const routes: readonly Route[] = [
   get('/v1/custom-columns/options/', getCustomColumnOptions, 'List custom columns and their options', {
     rename: { ...paging },
     envelope: 'page',
+  }),
+  put('/v1/custom-columns/values/', updateCustomColumnValues, 'Replace custom column values', {
+    body: { field: 'items' },
+    envelope: 'results',
   }),
   get('/v1/information-requests/', listInformationRequests, 'List information requests', {
     rename: { ...paging },

@@ -12,11 +12,14 @@ import { getInvestmentMetrics } from './cap-table/get-investment-metrics.ts';
 import { getSecurities } from './cap-table/get-securities.ts';
 import { getShareClasses } from './cap-table/get-share-classes.ts';
 import { getTransactions } from './cap-table/get-transactions.ts';
+import { createCompany } from './companies/create-company.ts';
 import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
 import { searchCompanies } from './companies/search-companies.ts';
+import { updateCompany } from './companies/update-company.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
 import { getCompanyCustomColumns, getCustomColumns } from './custom-columns/get-custom-columns.ts';
+import { updateCustomColumnValues } from './custom-columns/update-custom-column-values.ts';
 import type { AnyTool } from './define.ts';
 import { listDocuments } from './documents/list-documents.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
@@ -29,6 +32,7 @@ import { getCompanyRecentMetrics } from './metrics/get-company-recent-metrics.ts
 import { getMetricsOptions } from './metrics/get-metrics-options.ts';
 import { listMetrics } from './metrics/list-metrics.ts';
 import { updateMetric } from './metrics/update-metric.ts';
+import { createNotes } from './notes/create-notes.ts';
 import { listCompanyNotes, listNotes } from './notes/list-notes.ts';
 import { searchNotes } from './notes/search-notes.ts';
 import { listUsers } from './users/list-users.ts';
@@ -40,6 +44,8 @@ export const registry: readonly AnyTool[] = [
   listCompanies,
   getCompany,
   searchCompanies,
+  createCompany,
+  updateCompany,
   // Metrics
   getCompanyMetrics,
   getCompanyRecentMetrics,
@@ -55,10 +61,12 @@ export const registry: readonly AnyTool[] = [
   listNotes,
   listCompanyNotes,
   searchNotes,
+  createNotes,
   // Custom columns
   getCustomColumns,
   getCompanyCustomColumns,
   getCustomColumnOptions,
+  updateCustomColumnValues,
   // Information requests and reports
   listInformationRequests,
   listInformationReports,

@@ -44,6 +44,10 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
       ? null
       : 'your account may not add cap table data; ask a firm admin for the cap-table permission',
   edit_metrics: (user) => (user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null),
+  edit_companies: (user) =>
+    user.role === 'viewer'
+      ? 'creating or changing companies, notes and custom column values needs the editor or admin role'
+      : null,
 };
 
 /** Throws PermissionDenied when the user lacks the permission (also used by routes that are not tools). */

@@ -622,6 +622,20 @@ export function validRound(companyId: string, extra: Record<string, unknown> = {
 }
 
 /**
+ * One item that fits both create_notes and update_custom_column_values (each ignores the other's
+ * fields); without the note it probes only the column, and create_notes refuses it alike either way.
+ */
+function probeItem(companyId: string, columnId: string, withNote = true): Record<string, unknown> {
+  roundCounter += 1;
+  return {
+    company_id: companyId,
+    ...(withNote ? { note: `Probe note ${roundCounter}` } : {}),
+    custom_column_id: columnId,
+    value: `Probe value ${roundCounter}`,
+  };
+}
+
+/**
  * An input field that refers to an object of some kind, and how to fill it from a side. `level` says
  * whether the object belongs to a company (hidden from a user without access to it) or to the firm.
  * `token` is the text a response may echo back for it (replaced before responses are compared).
@@ -686,6 +700,20 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
       token: (s) => s.coInvestor,
     },
   ],
+  items: [
+    {
+      kind: 'company',
+      level: 'company',
+      value: (s, own) => [probeItem(s.company, own.customColumn)],
+      token: (s) => s.company,
+    },
+    {
+      kind: 'custom column',
+      level: 'firm',
+      value: (s, own) => [probeItem(own.company, s.customColumn, false)],
+      token: (s) => s.customColumn,
+    },
+  ],
   financing_rounds: [
     { kind: 'company', level: 'company', value: (s) => [validRound(s.company)], token: (s) => s.company },
     {
@@ -699,9 +727,10 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
   ],
 };
 
-/** Fields a valid call needs besides references (a change for update_metric). */
+/** Fields a valid call needs besides references (a change for update_metric and update_company). */
 const EXTRA_FIELDS: Record<string, () => unknown> = {
   comments: () => [{ content: `reliability probe ${++roundCounter}` }],
+  firm_sector: () => `Probe sector ${++roundCounter}`,
 };
 
 /** Optional reference fields a base call fills anyway, because some tools need one of them. */
