@@ -354,6 +354,31 @@ for (const dialect of dialects) {
         expect(zeta.city).to.equal('Boston');
       });
 
+      it('replays an idempotent retry without recording a second change', async () => {
+        const first = await call(
+          'PATCH',
+          `/v1/companies/${id}/`,
+          { city: 'Turku' },
+          fx.editor.rest,
+          `patch-${id}`,
+        );
+        await call('PATCH', `/v1/companies/${id}/`, { city: 'Espoo' });
+        const again = await call(
+          'PATCH',
+          `/v1/companies/${id}/`,
+          { city: 'Turku' },
+          fx.editor.rest,
+          `patch-${id}`,
+        );
+        expect(again.status).to.equal(200);
+        expect(again.headers.get('idempotent-replayed')).to.equal('true');
+        expect(again.body).to.deep.equal(first.body);
+        const [row] = await t.db('companies').where({ id });
+        expect(row.city).to.equal('Espoo');
+        const log = await fx.repos.changeLog.of(fx.firmA.id, 'companies', id);
+        expect(log.map((r) => r.action).sort()).to.deep.equal(['create', 'update', 'update']);
+      });
+
       it('refuses viewers with 403', async () => {
         const res = await call('PATCH', `/v1/companies/${id}/`, { city: 'Lima' }, fx.viewer.rest);
         expect(res.status).to.equal(403);

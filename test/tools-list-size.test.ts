@@ -7,8 +7,9 @@ import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { startTestServer } from './helpers/server.ts';
 
-// The goal is 48,000 characters; this holds what is reached so far, so it cannot grow back.
-const LIMIT = 57_000;
+// The goal is 48,000 characters; this holds what is reached so far, so it cannot grow back
+// (raised by the size of the company, note and custom-column writes when they came).
+const LIMIT = 64_000;
 
 describe('the tools/list answer stays small', () => {
   let t: TestDb;

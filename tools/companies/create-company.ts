@@ -23,23 +23,21 @@ export const createCompany = defineTool({
   name: 'create_company',
   title: 'Create a company',
   description:
-    'Adds a company to the portfolio with a unique slug derived from its name (a suffix such as -2 when the ' +
-    'firm already has that slug). Only name is required; description, city and website default to empty, ' +
-    'sector to Other and fiscal_year_end to 12/31; the reporting currency is the firm currency and the status ' +
-    'active. Every user with access to all companies sees it at once, and so does its creator; a user limited ' +
-    'to listed companies sees it once an admin adds it to their list. Needs the editor or admin role.',
+    'Adds a company (only name is required) with a slug from its name, unique in the firm (-2, -3 … on a ' +
+    'collision). Defaults: sector Other, fiscal_year_end 12/31, empty texts; status active, firm currency. ' +
+    'Users with access to all companies, and its creator, see it. Needs the editor or admin role.',
   input: z.object({
     name: z
       .string()
       .trim()
       .min(1, { error: 'must not be empty' })
       .max(255, { error: 'must be at most 255 characters' })
-      .describe('Name of the company, 1 to 255 characters.'),
-    description: companyText(10_000, 'Description of the company; empty when left out.').default(''),
-    city: companyText(255, 'City the company is based in; empty when left out.').default(''),
-    sector: Sector.default('Other').describe('Standard sector of the company; Other when left out.'),
+      .describe('Company name.'),
+    description: companyText(10_000, 'Description.').default(''),
+    city: companyText(255, 'City.').default(''),
+    sector: Sector.default('Other').describe('Standard sector.'),
     fiscal_year_end: FiscalYearEnd.default('12/31'),
-    website: companyText(255, 'Website URL of the company; empty when left out.').default(''),
+    website: companyText(255, 'Website URL.').default(''),
   }),
   output: Company,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -26,23 +26,20 @@ export const updateCompany = defineTool({
   name: 'update_company',
   title: 'Update a company',
   description:
-    'Changes the given fields of one company and returns it. The hosted service lets "online" (onboarded) ' +
-    'companies change only firm_sector and investment_lead_id; this service has no onboarding, so every ' +
-    'company is what it calls "offline" and all eight fields can be changed. The slug stays as it was when ' +
-    'the name changes. Needs the editor or admin role and access to the company.',
+    'Changes the given fields of one company and returns it. There is no onboarding here: every company is ' +
+    '"offline" in the hosted service\'s terms, so all these fields can change. The slug stays when the name ' +
+    'changes. Needs the editor or admin role.',
   input: z.object({
-    company_id: z.string().min(1).describe('Company id, as returned by list_companies or search_companies.'),
-    firm_sector: companyText(255, "The firm's own sector label for the company.").optional(),
+    company_id: z.string().min(1).describe('Company id (list_companies).'),
+    firm_sector: companyText(255, "The firm's own sector label.").optional(),
     investment_lead_id: z
       .string()
       .min(1)
       .nullable()
       .optional()
-      .describe(
-        'User id of the investment lead (see list_users), an active user of the firm; null clears it.',
-      ),
-    city: companyText(255, 'City the company is based in.').optional(),
-    description: companyText(10_000, 'Description of the company.').optional(),
+      .describe('User id of the investment lead (list_users); null clears it.'),
+    city: companyText(255, 'City.').optional(),
+    description: companyText(10_000, 'Description.').optional(),
     fiscal_year_end: FiscalYearEnd.optional(),
     name: z
       .string()
@@ -50,9 +47,9 @@ export const updateCompany = defineTool({
       .min(1, { error: 'must not be empty' })
       .max(255, { error: 'must be at most 255 characters' })
       .optional()
-      .describe('Name of the company, 1 to 255 characters.'),
-    sector: Sector.optional().describe('Standard sector of the company.'),
-    website: companyText(255, 'Website URL of the company.').optional(),
+      .describe('Company name.'),
+    sector: Sector.optional().describe('Standard sector.'),
+    website: companyText(255, 'Website URL.').optional(),
   }),
   output: Company,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

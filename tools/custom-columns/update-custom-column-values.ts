@@ -12,30 +12,27 @@ export const MAX_TEXT_LENGTH = 5000;
 const itemsMessage = `must hold 1 to ${MAX_VALUES} values`;
 
 const SelectedOption = z.object({
-  option_id: z.string().min(1).optional().describe('Id of the option (see get_custom_column_options).'),
-  value: z.string().min(1).optional().describe('Label of the option; an alternative to option_id.'),
-  color: z.string().optional().describe("Ignored: an option's colour is part of the column."),
+  option_id: z.string().min(1).optional().describe('Option id.'),
+  value: z.string().min(1).optional().describe('Option label; or give option_id.'),
 });
 
 const ValueItem = z.object({
-  company_id: z.string().min(1).optional().describe('Id of the company; give this or company_slug.'),
-  company_slug: z.string().min(1).optional().describe('Slug of the company; an alternative to company_id.'),
-  custom_column_id: z.string().min(1).describe('Id of the custom column (see get_custom_column_options).'),
+  company_id: z.string().min(1).optional().describe('Company id; or give company_slug.'),
+  company_slug: z.string().min(1).optional().describe('Company slug.'),
+  custom_column_id: z.string().min(1).describe('Custom column id.'),
   value: z
     .string()
     .max(MAX_TEXT_LENGTH, { error: `must be at most ${MAX_TEXT_LENGTH} characters` })
     .optional()
     .describe(
-      `Text columns: the new text, up to ${MAX_TEXT_LENGTH} characters ("" empties it). Select columns: the label ` +
-        'of the chosen option ("" chooses none), when selected_options is left out.',
+      'Text columns: the text ("" empties it). Select columns: an option label, if no selected_options.',
     ),
   selected_options: z
     .array(SelectedOption)
     .max(100)
     .optional()
     .describe(
-      'Select and multi_select columns: the chosen options, each by option_id or by its label in value; at most ' +
-        'one for select, none to empty the value. Replaces the options chosen before.',
+      'Select and multi_select columns: the chosen options (at most one for select; none empties it).',
     ),
 });
 type ValueItem = z.infer<typeof ValueItem>;
@@ -135,16 +132,15 @@ export const updateCustomColumnValues = defineTool({
   name: 'update_custom_column_values',
   title: 'Set custom column values',
   description:
-    `Replaces the values of 1 to ${MAX_VALUES} (company, custom column) pairs in one transaction: every value is ` +
-    'written or none is, and a 400 names each offending field as items[i].field. Text columns take value; ' +
-    'select and multi_select columns take selected_options (by option_id or label), which must be options of ' +
-    'the column (see get_custom_column_options). Needs the editor or admin role and access to the companies.',
+    `Replaces 1 to ${MAX_VALUES} custom column values of companies, all or none (a 400 names items[i].field). ` +
+    'Text columns take value; select and multi_select columns take selected_options (by option_id or label) ' +
+    "among the column's options (get_custom_column_options). Needs the editor or admin role.",
   input: z.object({
     items: z
       .array(ValueItem)
       .min(1, { error: itemsMessage })
       .max(MAX_VALUES, { error: itemsMessage })
-      .describe(`The values to set, 1 to ${MAX_VALUES}; each (company, column) pair at most once.`),
+      .describe('The values; each (company, column) pair once.'),
   }),
   output: z.object({ results: z.array(ValueOut).describe('The values now stored, in request order.') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

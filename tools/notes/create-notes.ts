@@ -17,35 +17,24 @@ const NoteItem = z.object({
     .string()
     .max(MAX_NOTE_LENGTH, { error: `must be at most ${MAX_NOTE_LENGTH} characters` })
     .refine((s) => s.trim() !== '', { error: 'must not be empty' })
-    .describe(`The note text (markdown), 1 to ${MAX_NOTE_LENGTH} characters.`),
-  company_id: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Id of the company the note is about; give this or company_slug.'),
-  company_slug: z.string().min(1).optional().describe('Slug of the company; an alternative to company_id.'),
-  author_id: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Your own user id, or left out: a note's author is always the caller."),
+    .describe('Note text (markdown).'),
+  company_id: z.string().min(1).optional().describe('Company id; or give company_slug.'),
+  company_slug: z.string().min(1).optional().describe('Company slug.'),
+  author_id: z.string().min(1).optional().describe('Your own user id, or left out.'),
 });
 
 export const createNotes = defineTool({
   name: 'create_notes',
   title: 'Add notes to a company',
   description:
-    `Adds 1 to ${MAX_NOTES} notes to one company in one transaction: every note is written or none is, and a ` +
-    '400 names each offending field as items[i].field. All notes of a call must be for the same company. The ' +
-    'author is the caller: the signed-in user, or for an application token the user who created the ' +
-    'application. New notes are found by search_notes at once. Needs the editor or admin role and access to ' +
-    'the company. Returns the notes in request order.',
+    `Adds 1 to ${MAX_NOTES} notes to one company, all or none (a 400 names items[i].field). The author is the ` +
+    'caller (for an application token, the user who created it). Needs the editor or admin role.',
   input: z.object({
     items: z
       .array(NoteItem)
       .min(1, { error: itemsMessage })
       .max(MAX_NOTES, { error: itemsMessage })
-      .describe(`The notes to add, 1 to ${MAX_NOTES}, all for the same company.`),
+      .describe('The notes, all for one company.'),
   }),
   output: z.object({ results: z.array(Note).describe('The notes written, in request order.') }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -43,9 +43,7 @@ export const FiscalYearEnd = z
     },
     { error: 'must be a month and day such as 12/31 (MM/DD) or 12-31' },
   )
-  .describe(
-    'Month and day the fiscal year ends, MM/DD (e.g. 12/31; 12-31 is accepted too). Stored and returned as MM-DD, like every company of this service.',
-  );
+  .describe('Fiscal year end, MM/DD or MM-DD; returned as MM-DD like every company.');
 
 /** The stored form of a fiscal year end: MM-DD. */
 export function storedFiscalYearEnd(value: string): string {
