@@ -30,6 +30,25 @@ const assertColumnValues = inlineResponse('/custom-columns/values/', 'put', '200
 
 const fields = (body: { errors?: { field: string }[] }) => (body.errors ?? []).map((e) => e.field);
 
+describe('the OpenAPI document of the company, note and custom-column writes', () => {
+  const doc = JSON.parse(readFileSync(new URL('../docs/openapi.json', import.meta.url), 'utf8'));
+  const body = (path: string, method: string) =>
+    doc.paths[path][method].requestBody.content['application/json'].schema;
+
+  it('declares the bodies of POST /v1/notes/ and PUT /v1/custom-columns/values/ as JSON arrays', () => {
+    expect(body('/v1/notes/', 'post')).to.include({ type: 'array', maxItems: 100 });
+    expect(body('/v1/notes/', 'post').items.required).to.deep.equal(['note']);
+    expect(body('/v1/custom-columns/values/', 'put').type).to.equal('array');
+  });
+
+  it('answers 201 to the creates and 200 to the changes', () => {
+    expect(Object.keys(doc.paths['/v1/companies/'].post.responses)).to.include('201');
+    expect(Object.keys(doc.paths['/v1/notes/'].post.responses)).to.include('201');
+    expect(Object.keys(doc.paths['/v1/companies/{company_id}/'].patch.responses)).to.include('200');
+    expect(Object.keys(doc.paths['/v1/custom-columns/values/'].put.responses)).to.include('200');
+  });
+});
+
 for (const dialect of dialects) {
   describe(`company, note and custom-column writes (${dialect.name}) @db`, () => {
     let t: TestDb;
