@@ -8,11 +8,14 @@ import { getInvestmentMetrics } from '../tools/cap-table/get-investment-metrics.
 import { getSecurities } from '../tools/cap-table/get-securities.ts';
 import { getShareClasses } from '../tools/cap-table/get-share-classes.ts';
 import { getTransactions } from '../tools/cap-table/get-transactions.ts';
+import { createCompany } from '../tools/companies/create-company.ts';
 import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
+import { updateCompany } from '../tools/companies/update-company.ts';
 import { LOGO_UPLOAD, uploadCompanyLogo } from '../tools/companies/upload-company-logo.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
+import { updateCustomColumnValues } from '../tools/custom-columns/update-custom-column-values.ts';
 import { getDocumentContent } from '../tools/documents/get-document-content.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
 import { searchDocuments } from '../tools/documents/search-documents.ts';
@@ -27,12 +30,13 @@ import { deleteMetric } from '../tools/metrics/delete-metric.ts';
 import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
 import { listMetrics } from '../tools/metrics/list-metrics.ts';
 import { updateMetric } from '../tools/metrics/update-metric.ts';
+import { createNotes } from '../tools/notes/create-notes.ts';
 import { listNotes } from '../tools/notes/list-notes.ts';
 import { searchNotes } from '../tools/notes/search-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
 import type { Route } from './adapter.ts';
-import { del, get, patch, post } from './declare.ts';
+import { del, get, patch, post, put } from './declare.ts';
 
 const paging = { page_size: 'per_page' };
 /** The REST listings of one company take it by id or by slug. */
@@ -46,6 +50,8 @@ export const routes: readonly Route[] = [
     upload: LOGO_UPLOAD,
     status: 201,
   }),
+  post('/v1/companies/', createCompany, 'Create a company', { body: 'merge', status: 201 }),
+  patch('/v1/companies/:company_id/', updateCompany, 'Change fields of a company', { body: 'merge' }),
   get('/v1/metrics/', listMetrics, 'List the metrics of a company', {
     rename: { ...paging },
     envelope: 'page',
@@ -87,6 +93,11 @@ export const routes: readonly Route[] = [
     requireOneOf: company,
     envelope: 'page',
   }),
+  post('/v1/notes/', createNotes, 'Add notes to one company', {
+    body: { field: 'items' },
+    envelope: 'results',
+    status: 201,
+  }),
   get('/v1/notes/search/', searchNotes, 'Search notes by their text', {
     rename: { ...paging },
     envelope: 'page',
@@ -99,6 +110,10 @@ export const routes: readonly Route[] = [
   get('/v1/custom-columns/options/', getCustomColumnOptions, 'List custom columns and their options', {
     rename: { ...paging },
     envelope: 'page',
+  }),
+  put('/v1/custom-columns/values/', updateCustomColumnValues, 'Replace custom column values', {
+    body: { field: 'items' },
+    envelope: 'results',
   }),
   get('/v1/information-requests/', listInformationRequests, 'List information requests', {
     rename: { ...paging },

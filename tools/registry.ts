@@ -12,12 +12,15 @@ import { getInvestmentMetrics } from './cap-table/get-investment-metrics.ts';
 import { getSecurities } from './cap-table/get-securities.ts';
 import { getShareClasses } from './cap-table/get-share-classes.ts';
 import { getTransactions } from './cap-table/get-transactions.ts';
+import { createCompany } from './companies/create-company.ts';
 import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
 import { searchCompanies } from './companies/search-companies.ts';
+import { updateCompany } from './companies/update-company.ts';
 import { uploadCompanyLogo } from './companies/upload-company-logo.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from './custom-columns/get-custom-columns.ts';
+import { updateCustomColumnValues } from './custom-columns/update-custom-column-values.ts';
 import type { AnyTool } from './define.ts';
 import { getDocumentContent } from './documents/get-document-content.ts';
 import { listDocuments } from './documents/list-documents.ts';
@@ -35,6 +38,7 @@ import { getCompanyRecentMetrics } from './metrics/get-company-recent-metrics.ts
 import { getMetricsOptions } from './metrics/get-metrics-options.ts';
 import { listMetrics } from './metrics/list-metrics.ts';
 import { updateMetric } from './metrics/update-metric.ts';
+import { createNotes } from './notes/create-notes.ts';
 import { listNotes } from './notes/list-notes.ts';
 import { searchNotes } from './notes/search-notes.ts';
 import { listUsers } from './users/list-users.ts';
@@ -47,6 +51,8 @@ export const registry: readonly AnyTool[] = [
   getCompany,
   searchCompanies,
   uploadCompanyLogo,
+  createCompany,
+  updateCompany,
   // Metrics
   getCompanyMetrics,
   getCompanyRecentMetrics,
@@ -66,9 +72,11 @@ export const registry: readonly AnyTool[] = [
   // Notes
   listNotes,
   searchNotes,
+  createNotes,
   // Custom columns
   getCustomColumns,
   getCustomColumnOptions,
+  updateCustomColumnValues,
   // Information requests and reports
   listInformationRequests,
   listInformationReports,

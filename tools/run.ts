@@ -45,7 +45,9 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
       : 'your account may not add cap table data; ask a firm admin for the cap-table permission',
   edit_metrics: (user) => (user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null),
   edit_companies: (user) =>
-    user.role === 'viewer' ? 'changing companies needs the editor or admin role' : null,
+    user.role === 'viewer'
+      ? 'creating or changing companies, notes and custom column values needs the editor or admin role'
+      : null,
   add_documents: (user) =>
     !user.can_view_documents
       ? 'your account does not have access to documents'

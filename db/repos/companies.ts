@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import type { Counted, Page } from '../types.ts';
-import { countAndPage, scoped, whereContains } from './util.ts';
+import { countAndPage, isUniqueViolation, scoped, whereContains } from './util.ts';
 
 export interface CompanyRow {
   id: string;
@@ -39,6 +39,24 @@ export interface CompanyFilter {
   fundId?: string;
   reportingCurrency?: string;
 }
+
+/** The fields of a company that an update may change. */
+export type CompanyChanges = Partial<
+  Pick<
+    CompanyRow,
+    | 'name'
+    | 'description'
+    | 'sector'
+    | 'firm_sector'
+    | 'city'
+    | 'website'
+    | 'fiscal_year_end'
+    | 'investment_lead_id'
+  >
+>;
+
+/** How often a create tries the next free slug when a concurrent create took the one it chose. */
+const SLUG_ATTEMPTS = 5;
 
 export function companiesRepo(db: Knex) {
   async function withFunds(rows: CompanyRow[]): Promise<CompanyWithFunds[]> {
@@ -107,6 +125,15 @@ export function companiesRepo(db: Knex) {
       const row = await scoped(db('companies'), scope, 'companies', 'id').where('companies.id', id).first();
       return row ? (await withFunds([row]))[0] : undefined;
     },
+    /** The visible companies with these slugs, by slug. */
+    async bySlugs(scope: Scope, slugs: string[]): Promise<Map<string, CompanyRow>> {
+      if (slugs.length === 0) return new Map();
+      const rows = (await scoped(db('companies'), scope, 'companies', 'id').whereIn(
+        'companies.slug',
+        slugs,
+      )) as CompanyRow[];
+      return new Map(rows.map((r) => [r.slug, r]));
+    },
     /** Every visible company's id and name (for lookups that must not page). */
     async names(scope: Scope, ids: string[]): Promise<Map<string, CompanyRow>> {
       if (ids.length === 0) return new Map();
@@ -115,6 +142,40 @@ export function companiesRepo(db: Knex) {
         ids,
       )) as CompanyRow[];
       return new Map(rows.map((r) => [r.id, r]));
+    },
+    /**
+     * Inserts a company under the first slug of `base`, `base-2`, `base-3` … that no company of its firm
+     * (visible to the caller or not) has, and returns that slug. Each try runs in its own savepoint, so
+     * a slug taken meanwhile by a concurrent create only moves this one on to the next free slug.
+     */
+    async createWithFreeSlug(company: Omit<CompanyRow, 'slug'>, base: string): Promise<string> {
+      for (let attempt = 1; ; attempt++) {
+        const taken = new Set(
+          (
+            (await db('companies')
+              .where('firm_id', company.firm_id)
+              .where((qb) => qb.where('slug', base).orWhere('slug', 'like', `${base}-%`))
+              .select('slug')) as { slug: string }[]
+          ).map((r) => r.slug),
+        );
+        let slug = base;
+        for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
+        try {
+          await db.transaction(async (trx) => {
+            await trx('companies').insert({ ...company, slug });
+          });
+          return slug;
+        } catch (err) {
+          if (!isUniqueViolation(err) || attempt >= SLUG_ATTEMPTS) throw err;
+        }
+      }
+    },
+    /** Changes the given fields of one company of the firm; false when it does not exist. */
+    async update(firmId: string, id: string, changes: CompanyChanges, updatedAt: string): Promise<boolean> {
+      const n = await db('companies')
+        .where({ firm_id: firmId, id })
+        .update({ ...changes, updated_at: updatedAt });
+      return Number(n) > 0;
     },
     async create(company: CompanyRow, fundIds: string[] = []): Promise<void> {
       await db.transaction(async (trx) => {

@@ -118,6 +118,21 @@ export function customColumnsRepo(db: Knex) {
         }
       });
     },
+    /** The firm's columns among these ids. */
+    async columnsByIds(firmId: string, ids: string[]): Promise<Map<string, CustomColumnRow>> {
+      if (ids.length === 0) return new Map();
+      const rows = (await db('custom_columns')
+        .where('firm_id', firmId)
+        .whereIn('id', [...new Set(ids)])) as CustomColumnRow[];
+      return new Map(rows.map((r) => [r.id, r]));
+    },
+    /** The id of one company's value of one column, when it has one. */
+    async valueId(companyId: string, columnId: string): Promise<string | undefined> {
+      const row = (await db('custom_column_values')
+        .where({ company_id: companyId, column_id: columnId })
+        .first('id')) as { id: string } | undefined;
+      return row?.id;
+    },
     /** Sets one company's value of one column: text for text columns, option ids for the others. */
     async setValue(value: {
       id: string;

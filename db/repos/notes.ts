@@ -101,6 +101,26 @@ export function notesRepo(db: Knex) {
     async create(note: NoteRow): Promise<void> {
       await db('notes').insert(note);
     },
+    async createMany(notes: NoteRow[]): Promise<void> {
+      // Bounded batches keep every insert under SQLite's limit on bound parameters.
+      for (let i = 0; i < notes.length; i += 100) await db('notes').insert(notes.slice(i, i + 100));
+    },
+    /** These notes of the firm with their authors, in the order of `ids`. */
+    async withAuthors(firmId: string, ids: string[]): Promise<NoteWithAuthor[]> {
+      if (ids.length === 0) return [];
+      const rows = (await db('notes')
+        .join('users', 'users.id', 'notes.author_id')
+        .where('notes.firm_id', firmId)
+        .whereIn('notes.id', ids)
+        .select(
+          'notes.*',
+          'users.first_name as author_first_name',
+          'users.last_name as author_last_name',
+          'users.email as author_email',
+        )) as NoteWithAuthor[];
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    },
   };
 }
 export type NotesRepo = ReturnType<typeof notesRepo>;

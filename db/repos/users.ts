@@ -48,6 +48,19 @@ export function usersRepo(db: Knex) {
       });
       return user;
     },
+    /** Adds a company to the list of a user whose access is limited to listed companies. */
+    async grantCompany(userId: string, companyId: string): Promise<void> {
+      await db('user_companies').insert({ user_id: userId, company_id: companyId }).onConflict().ignore();
+    },
+    /** The active users of a firm among these ids. */
+    async activeInFirm(firmId: string, ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = (await db('users')
+        .where({ firm_id: firmId })
+        .whereIn('id', ids)
+        .select('id', 'is_active')) as { id: string; is_active: unknown }[];
+      return new Set(rows.filter((r) => bool(r.is_active)).map((r) => r.id));
+    },
     async setActive(id: string, active: boolean): Promise<void> {
       await db('users').where({ id }).update({ is_active: active });
     },

@@ -63,3 +63,9 @@ export async function insertBatched(
   const size = Math.max(1, Math.min(MAX_ROWS_PER_INSERT, Math.floor(MAX_BOUND_PARAMETERS / columns)));
   for (const batch of chunk(rows, size)) await db(table).insert(batch);
 }
+
+/** Whether a database error is a unique-constraint violation (PostgreSQL or SQLite). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

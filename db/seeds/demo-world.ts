@@ -140,13 +140,7 @@ export interface FirmSpec {
   budgetShare: number;
 }
 
-export function slugify(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/&/g, 'and')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-}
+export { slugify } from '../../core/slug.ts';
 
 // ---- Demo Ventures ---------------------------------------------------------------------------
 

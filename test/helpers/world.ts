@@ -649,6 +649,20 @@ export function validRound(companyId: string, extra: Record<string, unknown> = {
 }
 
 /**
+ * One item that fits both create_notes and update_custom_column_values (each ignores the other's
+ * fields); without the note it probes only the column, and create_notes refuses it alike either way.
+ */
+function probeItem(companyId: string, columnId: string, withNote = true): Record<string, unknown> {
+  roundCounter += 1;
+  return {
+    company_id: companyId,
+    ...(withNote ? { note: `Probe note ${roundCounter}` } : {}),
+    custom_column_id: columnId,
+    value: `Probe value ${roundCounter}`,
+  };
+}
+
+/**
  * An input field that refers to an object of some kind, and how to fill it from a side. `level` says
  * whether the object belongs to a company (hidden from a user without access to it) or to the firm.
  * `token` is the text a response may echo back for it (replaced before responses are compared).
@@ -715,7 +729,13 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
     },
   ],
   items: [
-    { kind: 'company', level: 'company', value: (s) => [validPoint(s.company)], token: (s) => s.company },
+    {
+      kind: 'company',
+      level: 'company',
+      // One item every items-taking write accepts: a metric point, a note and a custom column value.
+      value: (s, own) => [{ ...probeItem(s.company, own.customColumn), ...validPoint(s.company) }],
+      token: (s) => s.company,
+    },
     {
       kind: 'budget',
       level: 'company',
@@ -733,6 +753,12 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
         }),
       ],
       token: (s) => s.customCategoryName,
+    },
+    {
+      kind: 'custom column',
+      level: 'firm',
+      value: (s, own) => [probeItem(own.company, s.customColumn, false)],
+      token: (s) => s.customColumn,
     },
   ],
   financing_rounds: [
@@ -761,7 +787,7 @@ export function validPoint(companyId: string, extra: Record<string, unknown> = {
   };
 }
 
-/** Fields a valid call needs besides references (a change for update_metric). */
+/** Fields a valid call needs besides references (a change for update_metric and update_company). */
 const EXTRA_FIELDS: Record<string, () => unknown> = {
   comments: () => [{ content: `reliability probe ${++roundCounter}` }],
   // An uploaded file: a PNG, which both the document and the logo upload accept.
@@ -770,6 +796,7 @@ const EXTRA_FIELDS: Record<string, () => unknown> = {
     content_type: 'image/png',
     bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
   }),
+  firm_sector: () => `Probe sector ${++roundCounter}`,
 };
 
 /** Optional reference fields a base call fills anyway, because some tools need one of them. */
