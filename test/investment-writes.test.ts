@@ -307,7 +307,6 @@ for (const dialect of dialects) {
             {
               ...common,
               financing_id: null,
-              type: 'certificate',
               investment_amount: usd('100000.00'),
               shares: 50000,
               share_class_id: classId,
@@ -428,8 +427,7 @@ for (const dialect of dialects) {
               issue_date: '2024-01-01',
               token: 'X',
               purchase_amount: usd('1'),
-              financing_id: rounds.acme,
-              type: 'token_warrant',
+              financing_id: rounds.beta,
             },
           ],
         });
@@ -444,7 +442,7 @@ for (const dialect of dialects) {
           'convertibles[0].convertible_type',
           'convertibles[0].discount',
           'convertibles[0].company_id',
-          'token_convertibles[0].type',
+          'token_convertibles[0].financing_id',
         ]);
         expect(await counts(t.db)).to.deep.equal(before);
       });

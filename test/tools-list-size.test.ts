@@ -8,7 +8,8 @@ import { mcpClient } from './helpers/mcp.ts';
 import { startTestServer } from './helpers/server.ts';
 
 // The goal is 48,000 characters; this holds what is reached so far, so it cannot grow back.
-const LIMIT = 57_000;
+// 57,000 before the four beta investment writes, which add about 13,900 (six security kinds).
+const LIMIT = 71_000;
 
 describe('the tools/list answer stays small', () => {
   let t: TestDb;

@@ -26,30 +26,25 @@ import {
 const date = (description: string) =>
   z.iso.date({ error: 'must be a date YYYY-MM-DD' }).describe(`${description}, YYYY-MM-DD.`);
 
-function base<T extends string>(type: T) {
-  return {
-    issue_date: date('Issue date'),
-    fund_id: z.string().min(1).describe('Fund holding the security (id from list_funds).'),
-    company_id: z.string().min(1).describe('Company of the security (id from list_companies).'),
-    type: z.literal(type).default(type).describe(`Always ${type}; may be omitted.`),
-  };
-}
+// The reference's constant `type` of each kind is not needed: the list says the kind.
+const base = {
+  issue_date: date('Issue date'),
+  fund_id: z.string().min(1).describe('Holding fund (list_funds).'),
+  company_id: z.string().min(1).describe('Company (list_companies).'),
+};
 
-const financingId = z
-  .string()
-  .min(1)
-  .describe("The company's financing round of the security (id from get_financing_events).");
-const token = z.string().trim().min(1).max(64).nullable().describe('Token symbol, e.g. SMX, or null.');
+const financingId = z.string().min(1).describe("The company's round (get_financing_events).");
+const token = z.string().trim().min(1).max(64).nullable().describe('Token symbol or null.');
 const count = (what: string) => decimalInput('nonNegative').describe(`${what} (0 or more).`);
 const fraction = (what: string) =>
   decimalInput('nonNegative')
     .refine((v) => Number(v) <= 1, { error: 'must be a fraction from 0 to 1' })
     .nullish()
-    .describe(`${what} as a fraction from 0 to 1 (0.20 = 20 %), or null.`);
+    .describe(`${what}, a fraction from 0 to 1, or null.`);
 
 const kinds = {
   certificates: z.object({
-    ...base('certificate'),
+    ...base,
     investment_amount: MoneyInput.describe('Amount invested.'),
     shares: count('Shares held'),
     share_class_id: z.string().min(1).describe("The company's share class (id from get_share_classes)."),
@@ -58,14 +53,14 @@ const kinds = {
       .describe("Round of the certificate; omitted or null: the share class's."),
   }),
   warrants: z.object({
-    ...base('warrant'),
+    ...base,
     due_date: date('Expiry date'),
     exercise_price: MoneyInput.describe('Exercise price per share.'),
     shares: count('Shares the warrant can be exercised for'),
     financing_id: financingId,
   }),
   convertibles: z.object({
-    ...base('convertible'),
+    ...base,
     convertible_type: z.enum(CONVERTIBLE_TYPES).describe('convertible_note, basic_note, safe or kiss.'),
     discount: fraction('Discount on conversion'),
     valuation_cap: MoneyInput.nullish().describe('Valuation cap, or null.'),
@@ -74,12 +69,12 @@ const kinds = {
     days_convention: z
       .union([z.literal(360), z.literal(365)])
       .nullish()
-      .describe('Day-count convention, 360 or 365, or null.'),
+      .describe('Day-count convention or null.'),
     investment_amount: MoneyInput.describe('Principal invested.'),
     financing_id: financingId,
   }),
   token_investments: z.object({
-    ...base('token_investment'),
+    ...base,
     token,
     investment_amount: MoneyInput.describe('Amount invested.'),
     quantity: count('Tokens held'),
@@ -87,7 +82,7 @@ const kinds = {
     financing_id: financingId,
   }),
   token_warrants: z.object({
-    ...base('token_warrant'),
+    ...base,
     token,
     due_date: date('Expiry date'),
     total_cost: MoneyInput.describe('Total cost of the warrant.'),
@@ -96,7 +91,7 @@ const kinds = {
     financing_id: financingId,
   }),
   token_convertibles: z.object({
-    ...base('token_convertible'),
+    ...base,
     token,
     purchase_amount: MoneyInput.describe('Amount paid.'),
     financing_id: financingId,
@@ -104,6 +99,16 @@ const kinds = {
 };
 type Kind = keyof typeof kinds;
 const KINDS = Object.keys(kinds) as Kind[];
+
+/** The security type each list holds. */
+const TYPE: Record<Kind, string> = {
+  certificates: 'certificate',
+  warrants: 'warrant',
+  convertibles: 'convertible',
+  token_investments: 'token_investment',
+  token_warrants: 'token_warrant',
+  token_convertibles: 'token_convertible',
+};
 
 /** The money fields of each kind, and whether a value is required. */
 const MONEY: Record<Kind, [string, boolean][]> = {
@@ -126,25 +131,21 @@ const MONEY: Record<Kind, [string, boolean][]> = {
 
 const listMessage = `must hold at most ${MAX_ITEMS} items`;
 const list = <T extends z.ZodType>(item: T, description: string) =>
-  z
-    .array(lenient(item))
-    .max(MAX_ITEMS, { error: listMessage })
-    .default([])
-    .describe(`${description}; default none.`);
+  z.array(lenient(item)).max(MAX_ITEMS, { error: listMessage }).default([]).describe(description);
 
 const Ids = z.object(
-  Object.fromEntries(
-    KINDS.map((k) => [k, z.array(z.string()).describe(`Ids of the new ${k}, in request order.`)]),
-  ) as Record<Kind, z.ZodArray<z.ZodString>>,
+  Object.fromEntries(KINDS.map((k) => [k, z.array(z.string()).describe('In request order.')])) as Record<
+    Kind,
+    z.ZodArray<z.ZodString>
+  >,
 );
 
 export const addSecurities = defineTool({
   name: 'add_securities',
   title: 'Add securities (holdings) to cap tables',
   description:
-    "Adds securities the firm's funds hold in companies the caller can access: certificates, warrants, " +
-    `convertibles and token investments, warrants and convertibles, at most ${MAX_ITEMS} of each kind: all or ` +
-    'none; a 400 names each offending field as certificates[i].field. Needs the cap-table permission.',
+    `Adds securities held by the firm's funds, up to ${MAX_ITEMS} of each kind, all or none; a 400 names ` +
+    'each offending field as certificates[i].field. Needs the cap-table permission.',
   input: z.object({
     certificates: list(kinds.certificates, 'Share certificates'),
     warrants: list(kinds.warrants, 'Warrants'),
@@ -155,7 +156,7 @@ export const addSecurities = defineTool({
   }),
   output: z.object({
     message: z.string().describe('What was added.'),
-    ids: Ids.describe('The new security ids by kind, for get_securities.'),
+    ids: Ids.describe('The new security ids by kind.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   permission: 'cap_table',
@@ -219,7 +220,7 @@ export const addSecurities = defineTool({
     const amounts: { row: number; field: string; money: StoredMoney; date: string }[] = [];
     for (const [kind, items] of lists) {
       for (const item of items as Item<Record<string, unknown>>[]) {
-        const { type, issue_date, fund_id, company_id, financing_id, share_class_id, ...details } = item.ok!;
+        const { issue_date, fund_id, company_id, financing_id, share_class_id, ...details } = item.ok!;
         const shareClass = typeof share_class_id === 'string' ? classes.get(share_class_id)! : null;
         for (const [field] of MONEY[kind]) {
           const money = details[field] as z.output<typeof MoneyInput> | null | undefined;
@@ -234,7 +235,7 @@ export const addSecurities = defineTool({
           fund_id: fund_id as string,
           financing_id: (financing_id as string | null | undefined) ?? shareClass?.financing_id ?? null,
           share_class_id: shareClass?.id ?? null,
-          type: type as string,
+          type: TYPE[kind],
           issue_date: issue_date as string,
           details,
           created_at: now,

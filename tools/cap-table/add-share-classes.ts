@@ -22,29 +22,26 @@ import {
 import { convertedResults, resultsOf } from './shared.ts';
 
 const ShareClassInput = z.object({
-  company_id: z.string().min(1).describe('Company of the share class (id from list_companies).'),
-  financing_id: z
-    .string()
-    .min(1)
-    .describe("The company's financing round the class belongs to (id from get_financing_events)."),
+  company_id: z.string().min(1).describe('Company (list_companies).'),
+  financing_id: z.string().min(1).describe("The company's round (get_financing_events)."),
   purchase_type: z.enum(PURCHASE_TYPES).describe('primary or secondary.'),
   type: z.enum(['common', 'preferred']).describe('common or preferred.'),
-  name: z.string().trim().min(1).max(255).describe('Name, 1 to 255 characters, e.g. "Series A Preferred".'),
+  name: z.string().trim().min(1).max(255).describe('1 to 255 characters.'),
   price_per_share: MoneyInput.describe("Price per share; converted at the round's closing date."),
   include_in_fair_value: z
     .boolean()
     .nullish()
-    .describe('Counts in the fair value; omitted or null: true for primary, false for secondary.'),
+    .describe('Omitted or null: true for primary, false for secondary.'),
 });
 
 export const addShareClasses = defineTool({
   name: 'add_share_classes',
   title: 'Add share classes to cap tables',
   description:
-    `Adds 1 to ${MAX_ITEMS} share classes to financing rounds of companies the caller can access: all or ` +
-    'none; a 400 names each offending field as share_classes[i].field. Needs the cap-table permission.',
+    `Adds 1 to ${MAX_ITEMS} share classes to financing rounds, all or none; a 400 names each offending field ` +
+    'as share_classes[i].field. Needs the cap-table permission.',
   input: z.object({
-    share_classes: itemList(ShareClassInput, `The share classes, 1 to ${MAX_ITEMS}; an id given is ignored.`),
+    share_classes: itemList(ShareClassInput, `1 to ${MAX_ITEMS} share classes.`),
   }),
   output: resultsOf(ShareClassOut),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

@@ -42,14 +42,14 @@ import {
 import { convertedResults, resultsOf } from './shared.ts';
 
 const common = {
-  company_id: z.string().min(1).describe('Company of the security (id from list_companies).'),
-  date: z.iso.date({ error: 'must be a date YYYY-MM-DD' }).describe('Date of the transaction, YYYY-MM-DD.'),
-  security_id: z.string().min(1).describe('The security transacted (id from get_securities).'),
+  company_id: z.string().min(1).describe('Company (list_companies).'),
+  date: z.iso.date({ error: 'must be a date YYYY-MM-DD' }).describe('YYYY-MM-DD.'),
+  security_id: z.string().min(1).describe('The security transacted (get_securities).'),
 };
 const intoClass = z
   .string()
   .min(1)
-  .describe("The company's share class the new certificate is in (id from get_share_classes).");
+  .describe("The company's share class of the new certificate (get_share_classes).");
 
 const Exercise = z.object({ ...common, converted_to_share_class_id: intoClass });
 const Conversion = z.object({ ...common, converted_to_share_class_id: intoClass });
@@ -74,7 +74,7 @@ const list = <T extends z.ZodType>(item: T, description: string) =>
     .array(lenient(item))
     .max(MAX_ITEMS, { error: `must hold at most ${MAX_ITEMS} items` })
     .default([])
-    .describe(`${description}; default none.`);
+    .describe(description);
 
 type Details = Record<string, unknown>;
 
@@ -133,13 +133,13 @@ export const addTransactions = defineTool({
   name: 'add_transactions',
   title: 'Add cap table transactions',
   description:
-    'Records sales of held securities, conversions of convertibles and exercises of warrants in companies ' +
-    `the caller can access, at most ${MAX_ITEMS} of each: all or none; a 400 names each offending field as ` +
-    'sales[i].field. A conversion or exercise creates the certificate it yields. Needs the cap-table permission.',
+    `Records sales, conversions of convertibles and exercises of warrants, up to ${MAX_ITEMS} of each, all or ` +
+    'none; a conversion or exercise creates its certificate. A 400 names each offending field as sales[i].field. ' +
+    'Needs the cap-table permission.',
   input: z.object({
-    sales: list(Sale, 'Sales of certificates, public equity or tokens'),
-    conversions: list(Conversion, 'Conversions of convertibles into a share class'),
-    exercises: list(Exercise, 'Exercises of warrants into a share class'),
+    sales: list(Sale, 'Sales of certificates, public equity or tokens.'),
+    conversions: list(Conversion, 'Conversions of convertibles.'),
+    exercises: list(Exercise, 'Exercises of warrants.'),
   }),
   output: resultsOf(Transaction),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

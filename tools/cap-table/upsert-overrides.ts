@@ -18,11 +18,9 @@ import {
   withTableRates,
 } from './items.ts';
 
-const date = z.iso
-  .date({ error: 'must be a date YYYY-MM-DD' })
-  .describe('Date the figure applies from, YYYY-MM-DD; one per company (and fund) and date.');
-const companyId = z.string().min(1).describe('Company (id from list_companies).');
-const fundId = z.string().min(1).describe('Fund (id from list_funds).');
+const date = z.iso.date({ error: 'must be a date YYYY-MM-DD' }).describe('Date it applies from, YYYY-MM-DD.');
+const companyId = z.string().min(1).describe('Company (list_companies).');
+const fundId = z.string().min(1).describe('Fund (list_funds).');
 
 const Ownership = z.object({
   date,
@@ -30,7 +28,7 @@ const Ownership = z.object({
   fund_id: fundId,
   ownership_percentage: decimalInput('nonNegative')
     .refine((v) => Number(v) <= 1, { error: 'must be a fraction from 0 to 1 (0.1 = 10 %)' })
-    .describe("The fund's share of the company as a fraction from 0 to 1 (0.1 = 10 %)."),
+    .describe('A fraction from 0 to 1.'),
 });
 const PostMoneyValuation = z.object({
   date,
@@ -41,7 +39,7 @@ const FairValue = z.object({
   date,
   company_id: companyId,
   fund_id: fundId,
-  fair_value: MoneyInput.describe("The fund's fair value of its position; 0 writes it off."),
+  fair_value: MoneyInput.describe('0 writes the position off.'),
 });
 
 const LISTS = ['ownerships', 'post_money_valuations', 'fair_values'] as const;
@@ -56,20 +54,19 @@ const list = <T extends z.ZodType>(item: T, description: string) =>
     .array(lenient(item))
     .max(MAX_ITEMS, { error: `must hold at most ${MAX_ITEMS} items` })
     .default([])
-    .describe(`${description}; default none.`);
+    .describe(description);
 
 export const upsertOverrides = defineTool({
   name: 'upsert_overrides',
   title: 'Set ownership, post-money valuation and fair value overrides',
   description:
-    "Sets a fund's ownership or fair value of a company, or a company's post-money valuation, on a date, " +
-    'replacing one set for the same date; get_investment_metrics reports the latest on or before its as_of_date ' +
-    `instead of the computed figure. At most ${MAX_ITEMS} of each, all or none; a 400 names each offending field ` +
-    'as ownerships[i].field. Needs the cap-table permission.',
+    "Sets a fund's ownership or fair value of a company, or a company's post-money valuation, from a date " +
+    '(replacing one of that date); get_investment_metrics reports the latest instead of the computed figure. Up ' +
+    `to ${MAX_ITEMS} of each, all or none; a 400 names each offending field. Needs the cap-table permission.`,
   input: z.object({
-    ownerships: list(Ownership, 'Ownership overrides'),
-    post_money_valuations: list(PostMoneyValuation, 'Post-money valuation overrides'),
-    fair_values: list(FairValue, 'Fair value overrides'),
+    ownerships: list(Ownership, 'Ownerships.'),
+    post_money_valuations: list(PostMoneyValuation, 'Post-money valuations.'),
+    fair_values: list(FairValue, 'Fair values.'),
   }),
   output: z.object({ message: z.string().describe('What was set.') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
