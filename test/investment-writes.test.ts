@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { User } from '../core/principal.ts';
 import { hashSecret } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
+import { inTransaction } from '../db/repos/index.ts';
 import { IdGen } from '../db/seeds/random.ts';
 import type { RunningServer } from '../server/http.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
@@ -851,6 +852,57 @@ for (const dialect of dialects) {
         const created = res.structuredContent as { count: number; results: unknown[] };
         expect(created.count).to.equal(1);
         assertReference('investment', 'ShareClassOut', ...created.results);
+      });
+    });
+
+    describe('atomicity', () => {
+      it('keeps none of a write when it fails inside its transaction', async () => {
+        const before = await counts(t.db);
+        const classId = `shc_${newId().slice(0, 12)}`;
+        let error: unknown;
+        try {
+          await inTransaction(fx.repos, async (repos) => {
+            await repos.capTable.addShareClasses(fx.firmA.id, [
+              {
+                id: classId,
+                company_id: fx.companies.acme.id,
+                financing_id: rounds.acme,
+                purchase_type: 'primary',
+                type: 'common',
+                name: 'Rolled back',
+                price_per_share: { value: '1', currency: 'USD', fx_rate: '1', is_custom_rate: false },
+                include_in_fair_value: true,
+                created_at: T0,
+              },
+            ]);
+            await repos.capTable.addSecurities(fx.firmA.id, [
+              {
+                id: `sec_${newId().slice(0, 12)}`,
+                company_id: fx.companies.acme.id,
+                fund_id: fx.fundA,
+                financing_id: rounds.acme,
+                share_class_id: classId,
+                type: 'certificate',
+                issue_date: '2024-02-01',
+                details: { shares: '1' },
+                created_at: T0,
+              },
+            ]);
+            await repos.changeLog.record({
+              firmId: fx.firmA.id,
+              entity: 'share_classes',
+              entityId: classId,
+              action: 'create',
+              changedBy: fx.admin.user.id,
+              changedAt: T0,
+            });
+            throw new Error('failed after the inserts');
+          });
+        } catch (err) {
+          error = err;
+        }
+        expect((error as Error)?.message).to.equal('failed after the inserts');
+        expect(await counts(t.db)).to.deep.equal(before);
       });
     });
 
