@@ -30,3 +30,11 @@ export function newId(): string {
 export function nowIso(date: Date): string {
   return date.toISOString();
 }
+
+/**
+ * An id of the form the seeded cap-table rows have: a short prefix naming the kind, `_`, then 12
+ * random alphanumeric characters (`fin_3kQ9…`).
+ */
+export function prefixedId(prefix: string): string {
+  return `${prefix}_${newId().slice(0, 12)}`;
+}

@@ -3,11 +3,15 @@ import { screenCompanies } from '../tools/analytics/screen-companies.ts';
 import { getBudgetVariance } from '../tools/budgets/get-budget-variance.ts';
 import { listBudgets } from '../tools/budgets/list-budgets.ts';
 import { addFinancingRounds } from '../tools/cap-table/add-financing-rounds.ts';
+import { addSecurities } from '../tools/cap-table/add-securities.ts';
+import { addShareClasses } from '../tools/cap-table/add-share-classes.ts';
+import { addTransactions } from '../tools/cap-table/add-transactions.ts';
 import { getFinancingEvents } from '../tools/cap-table/get-financing-events.ts';
 import { getInvestmentMetrics } from '../tools/cap-table/get-investment-metrics.ts';
 import { getSecurities } from '../tools/cap-table/get-securities.ts';
 import { getShareClasses } from '../tools/cap-table/get-share-classes.ts';
 import { getTransactions } from '../tools/cap-table/get-transactions.ts';
+import { upsertOverrides } from '../tools/cap-table/upsert-overrides.ts';
 import { createCompany } from '../tools/companies/create-company.ts';
 import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
@@ -148,6 +152,18 @@ export const routes: readonly Route[] = [
     envelope: 'results',
     status: 201,
   }),
+  post('/beta/investment/share-classes/add/', addShareClasses, 'Add share classes', {
+    body: 'merge',
+    envelope: 'results',
+    status: 201,
+  }),
+  post('/beta/investment/securities/add/', addSecurities, 'Add securities', { body: 'merge', status: 201 }),
+  post('/beta/investment/transactions/add/', addTransactions, 'Add transactions', {
+    body: 'merge',
+    envelope: 'results',
+    status: 201,
+  }),
+  put('/beta/investment/overrides/upsert/', upsertOverrides, 'Upsert overrides', { body: 'merge' }),
   get(
     '/v1/portfolio/overview/',
     getPortfolioOverview,

@@ -7,11 +7,15 @@ import { screenCompanies } from './analytics/screen-companies.ts';
 import { getBudgetVariance } from './budgets/get-budget-variance.ts';
 import { listBudgets } from './budgets/list-budgets.ts';
 import { addFinancingRounds } from './cap-table/add-financing-rounds.ts';
+import { addSecurities } from './cap-table/add-securities.ts';
+import { addShareClasses } from './cap-table/add-share-classes.ts';
+import { addTransactions } from './cap-table/add-transactions.ts';
 import { getFinancingEvents } from './cap-table/get-financing-events.ts';
 import { getInvestmentMetrics } from './cap-table/get-investment-metrics.ts';
 import { getSecurities } from './cap-table/get-securities.ts';
 import { getShareClasses } from './cap-table/get-share-classes.ts';
 import { getTransactions } from './cap-table/get-transactions.ts';
+import { upsertOverrides } from './cap-table/upsert-overrides.ts';
 import { createCompany } from './companies/create-company.ts';
 import { getCompany } from './companies/get-company.ts';
 import { listCompanies } from './companies/list-companies.ts';
@@ -99,6 +103,10 @@ export const registry: readonly AnyTool[] = [
   getTransactions,
   getSecurities,
   addFinancingRounds,
+  addShareClasses,
+  addSecurities,
+  addTransactions,
+  upsertOverrides,
   // Fund returns
   getInvestmentMetrics,
   getFundPerformance,

@@ -9,6 +9,7 @@ import * as noteSearch from './009-note-search.ts';
 import * as changeLog from './010-change-log.ts';
 import * as companyLogos from './013-company-logos.ts';
 import * as documentParsing from './014-document-parsing.ts';
+import * as capTableOverrides from './015-cap-table-overrides.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '010-change-log': changeLog,
   '013-company-logos': companyLogos,
   '014-document-parsing': documentParsing,
+  '015-cap-table-overrides': capTableOverrides,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

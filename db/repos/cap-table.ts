@@ -130,6 +130,8 @@ export interface TransactionFilter {
   event?: string;
   inputSecurityId?: string;
   outputSecurityId?: string;
+  /** Transactions of any of these securities (the one transacted). */
+  inputSecurityIds?: string[];
 }
 
 /** A fund's fair value of its position in a company on a date (0 for a write-off). */
@@ -138,6 +140,73 @@ export interface FairValueOverride {
   fund_id: string;
   date: string;
   fair_value: StoredMoney;
+}
+
+/** A fund's ownership of a company on a date, as a fraction from 0 to 1. */
+export interface OwnershipOverride {
+  company_id: string;
+  fund_id: string;
+  date: string;
+  ownership_percentage: string;
+}
+
+/** A company's post-money valuation on a date, as the firm states it. */
+export interface PostMoneyOverride {
+  company_id: string;
+  date: string;
+  post_money_valuation: StoredMoney;
+}
+
+/** A share class to insert. */
+export interface NewShareClass {
+  id: string;
+  company_id: string;
+  financing_id: string;
+  purchase_type: string;
+  type: string;
+  name: string;
+  price_per_share: StoredMoney;
+  include_in_fair_value: boolean;
+  created_at: string;
+}
+
+/** A security to insert; `details` holds the kind's own fields (see tools/schemas/security.ts). */
+export interface NewSecurity {
+  id: string;
+  company_id: string;
+  fund_id: string;
+  financing_id: string | null;
+  share_class_id: string | null;
+  type: string;
+  issue_date: string;
+  details: Record<string, unknown>;
+  created_at: string;
+}
+
+/** A transaction to insert. */
+export interface NewTransaction {
+  id: string;
+  company_id: string;
+  input_security_id: string | null;
+  output_security_id: string | null;
+  date: string;
+  event: string;
+  shares: string | null;
+  investment_amount: StoredMoney;
+  proceeds: StoredMoney;
+  created_at: string;
+}
+
+/** What a write needs to know of a referenced share class. */
+export interface ShareClassRef {
+  id: string;
+  company_id: string;
+  financing_id: string;
+  name: string;
+  closing_date: string;
+  price_per_share: StoredMoney;
+  /** Of the share class's round. */
+  fully_diluted_shares: string | null;
 }
 
 type Raw = Record<string, unknown>;
@@ -431,17 +500,24 @@ export function capTableRepo(db: Knex) {
     async financingRefs(
       scope: Scope,
       ids: string[],
-    ): Promise<Map<string, { company_id: string; name: string }>> {
-      const out = new Map<string, { company_id: string; name: string }>();
+    ): Promise<Map<string, { company_id: string; name: string; closing_date: string }>> {
+      const out = new Map<string, { company_id: string; name: string; closing_date: string }>();
       for (const batch of chunk([...new Set(ids)], ID_BATCH)) {
         const rows = (await scoped(db('financings'), scope, 'financings')
           .whereIn('financings.id', batch)
-          .select('financings.id', 'financings.company_id', 'financings.name')) as {
+          .select(
+            'financings.id',
+            'financings.company_id',
+            'financings.name',
+            'financings.closing_date',
+          )) as {
           id: string;
           company_id: string;
           name: string;
+          closing_date: string;
         }[];
-        for (const r of rows) out.set(r.id, { company_id: r.company_id, name: r.name });
+        for (const r of rows)
+          out.set(r.id, { company_id: r.company_id, name: r.name, closing_date: r.closing_date });
       }
       return out;
     },
@@ -586,6 +662,7 @@ export function capTableRepo(db: Knex) {
       if (filter.event) qb.where('transactions.event', filter.event);
       if (filter.inputSecurityId) qb.where('transactions.input_security_id', filter.inputSecurityId);
       if (filter.outputSecurityId) qb.where('transactions.output_security_id', filter.outputSecurityId);
+      if (filter.inputSecurityIds) qb.whereIn('transactions.input_security_id', filter.inputSecurityIds);
       const raws = (await qb
         .select(
           'transactions.id',
@@ -637,10 +714,15 @@ export function capTableRepo(db: Knex) {
     },
 
     /** Sets a fund's fair value of a company on a date, replacing one already set for that date. */
-    async upsertFairValueOverride(firmId: string, row: FairValueOverride, now: string): Promise<void> {
+    async upsertFairValueOverride(
+      firmId: string,
+      row: FairValueOverride,
+      now: string,
+      id: string = newId(),
+    ): Promise<void> {
       await db('fair_value_overrides')
         .insert({
-          id: newId(),
+          id,
           firm_id: firmId,
           company_id: row.company_id,
           fund_id: row.fund_id,
@@ -654,6 +736,185 @@ export function capTableRepo(db: Knex) {
           'fair_value_currency',
           'fair_value_fx_rate',
           'fair_value_is_custom_rate',
+        ]);
+    },
+
+    /** The firm's funds among `ids` (funds belong to the firm, not to companies). */
+    async fundRefs(firmId: string, ids: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (const batch of chunk([...new Set(ids)], ID_BATCH)) {
+        const rows = (await db('funds').where('firm_id', firmId).whereIn('id', batch).select('id')) as {
+          id: string;
+        }[];
+        for (const r of rows) out.add(r.id);
+      }
+      return out;
+    },
+
+    /** The visible share classes among `ids`, with their round's closing date and share count. */
+    async shareClassRefs(scope: Scope, ids: string[]): Promise<Map<string, ShareClassRef>> {
+      const out = new Map<string, ShareClassRef>();
+      for (const batch of chunk([...new Set(ids)], ID_BATCH)) {
+        const raws = (await scoped(db('share_classes'), scope, 'share_classes')
+          .join('financings', 'financings.id', 'share_classes.financing_id')
+          .whereIn('share_classes.id', batch)
+          .select(
+            'share_classes.id',
+            'share_classes.company_id',
+            'share_classes.financing_id',
+            'share_classes.name',
+            'financings.closing_date',
+            'financings.fully_diluted_shares',
+            ...moneyColumns('share_classes', 'price_per_share'),
+          )) as Raw[];
+        for (const r of raws) {
+          out.set(r.id as string, {
+            id: r.id as string,
+            company_id: r.company_id as string,
+            financing_id: r.financing_id as string,
+            name: r.name as string,
+            closing_date: r.closing_date as string,
+            price_per_share: readMoney(r as MoneyColumns<'price_per_share'>, 'price_per_share'),
+            fully_diluted_shares: textOrNull(r.fully_diluted_shares),
+          });
+        }
+      }
+      return out;
+    },
+
+    /** Inserts share classes; the caller runs it in the write's transaction. */
+    async addShareClasses(firmId: string, rows: NewShareClass[]): Promise<void> {
+      for (const batch of chunk(rows, 50)) {
+        await db('share_classes').insert(
+          batch.map((r) => ({
+            id: r.id,
+            firm_id: firmId,
+            company_id: r.company_id,
+            financing_id: r.financing_id,
+            purchase_type: r.purchase_type,
+            type: r.type,
+            name: r.name,
+            ...writeMoney('price_per_share', r.price_per_share),
+            include_in_fair_value: r.include_in_fair_value,
+            created_at: r.created_at,
+          })),
+        );
+      }
+    },
+
+    /** Inserts securities; the caller runs it in the write's transaction. */
+    async addSecurities(firmId: string, rows: NewSecurity[]): Promise<void> {
+      for (const batch of chunk(rows, 50)) {
+        await db('securities').insert(
+          batch.map((r) => ({
+            id: r.id,
+            firm_id: firmId,
+            company_id: r.company_id,
+            fund_id: r.fund_id,
+            financing_id: r.financing_id,
+            share_class_id: r.share_class_id,
+            type: r.type,
+            issue_date: r.issue_date,
+            details: JSON.stringify(r.details),
+            created_at: r.created_at,
+          })),
+        );
+      }
+    },
+
+    /** Inserts transactions; the caller runs it in the write's transaction, after their securities. */
+    async addTransactions(firmId: string, rows: NewTransaction[]): Promise<void> {
+      for (const batch of chunk(rows, 50)) {
+        await db('transactions').insert(
+          batch.map((r) => ({
+            id: r.id,
+            firm_id: firmId,
+            company_id: r.company_id,
+            input_security_id: r.input_security_id,
+            output_security_id: r.output_security_id,
+            date: r.date,
+            event: r.event,
+            shares: r.shares,
+            ...writeMoney('investment_amount', r.investment_amount),
+            ...writeMoney('proceeds', r.proceeds),
+            created_at: r.created_at,
+          })),
+        );
+      }
+    },
+
+    /** The visible ownership overrides on or before a date, oldest first. */
+    async ownershipOverrides(
+      scope: Scope,
+      filter: { companyIds?: string[]; onOrBefore: string },
+    ): Promise<OwnershipOverride[]> {
+      const qb = scoped(db('ownership_overrides'), scope, 'ownership_overrides').where(
+        'date',
+        '<=',
+        filter.onOrBefore,
+      );
+      if (filter.companyIds) qb.whereIn('company_id', filter.companyIds);
+      return (await qb
+        .select('company_id', 'fund_id', 'date', 'ownership_percentage')
+        .orderBy([{ column: 'date' }, { column: 'id' }])) as OwnershipOverride[];
+    },
+
+    /** The visible post-money valuation overrides on or before a date, oldest first. */
+    async postMoneyOverrides(
+      scope: Scope,
+      filter: { companyIds?: string[]; onOrBefore: string },
+    ): Promise<PostMoneyOverride[]> {
+      const qb = scoped(db('post_money_valuation_overrides'), scope, 'post_money_valuation_overrides').where(
+        'date',
+        '<=',
+        filter.onOrBefore,
+      );
+      if (filter.companyIds) qb.whereIn('company_id', filter.companyIds);
+      const raws = (await qb
+        .select('company_id', 'date', ...moneyColumns('post_money_valuation_overrides', 'post_money'))
+        .orderBy([{ column: 'date' }, { column: 'id' }])) as Raw[];
+      return raws.map((r) => ({
+        company_id: r.company_id as string,
+        date: r.date as string,
+        post_money_valuation: readMoney(r as MoneyColumns<'post_money'>, 'post_money'),
+      }));
+    },
+
+    /** Sets a fund's ownership of a company on a date, replacing one already set for that date. */
+    async upsertOwnershipOverride(
+      firmId: string,
+      id: string,
+      row: OwnershipOverride,
+      now: string,
+    ): Promise<void> {
+      await db('ownership_overrides')
+        .insert({ id, firm_id: firmId, ...row, created_at: now })
+        .onConflict(['company_id', 'fund_id', 'date'])
+        .merge(['ownership_percentage']);
+    },
+
+    /** Sets a company's post-money valuation on a date, replacing one already set for that date. */
+    async upsertPostMoneyOverride(
+      firmId: string,
+      id: string,
+      row: PostMoneyOverride,
+      now: string,
+    ): Promise<void> {
+      await db('post_money_valuation_overrides')
+        .insert({
+          id,
+          firm_id: firmId,
+          company_id: row.company_id,
+          date: row.date,
+          ...writeMoney('post_money', row.post_money_valuation),
+          created_at: now,
+        })
+        .onConflict(['company_id', 'date'])
+        .merge([
+          'post_money_value',
+          'post_money_currency',
+          'post_money_fx_rate',
+          'post_money_is_custom_rate',
         ]);
     },
 

@@ -498,6 +498,9 @@ export const WRITE_TABLES = [
   'documents',
   'document_files',
   'company_logos',
+  'fair_value_overrides',
+  'ownership_overrides',
+  'post_money_valuation_overrides',
 ] as const;
 
 /** Row counts and a hash of the contents of every write table. */
@@ -772,6 +775,72 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
       token: (s) => s.financing,
     },
   ],
+  share_classes: [
+    {
+      kind: 'company',
+      level: 'company',
+      value: (s, own) => [probeShareClass(s.company, own.financing)],
+      token: (s) => s.company,
+    },
+    {
+      kind: 'financing',
+      level: 'company',
+      value: (s, own) => [probeShareClass(own.company, s.financing)],
+      token: (s) => s.financing,
+    },
+  ],
+  certificates: [
+    {
+      kind: 'company',
+      level: 'company',
+      value: (s, own) => [probeCertificate(s.company, own.fund, own.shareClass)],
+      token: (s) => s.company,
+    },
+    {
+      kind: 'share class',
+      level: 'company',
+      value: (s, own) => [probeCertificate(own.company, own.fund, s.shareClass)],
+      token: (s) => s.shareClass,
+    },
+    {
+      kind: 'fund',
+      level: 'firm',
+      value: (s, own) => [probeCertificate(own.company, s.fund, own.shareClass)],
+      token: (s) => s.fund,
+    },
+  ],
+  sales: [
+    {
+      kind: 'company',
+      level: 'company',
+      value: (s, own) => [probeSale(s.company, own.security)],
+      token: (s) => s.company,
+    },
+    {
+      kind: 'security',
+      level: 'company',
+      value: (s, own) => [probeSale(own.company, s.security)],
+      token: (s) => s.security,
+    },
+  ],
+  fair_values: [
+    {
+      kind: 'company',
+      level: 'company',
+      value: (s, own) => [
+        { date: '2025-12-31', company_id: s.company, fund_id: own.fund, fair_value: usd('1') },
+      ],
+      token: (s) => s.company,
+    },
+    {
+      kind: 'fund',
+      level: 'firm',
+      value: (s, own) => [
+        { date: '2025-12-31', company_id: own.company, fund_id: s.fund, fair_value: usd('1') },
+      ],
+      token: (s) => s.fund,
+    },
+  ],
 };
 
 /** A valid metric data point of a company for create_metrics, with optional overrides. */
@@ -788,6 +857,47 @@ export function validPoint(companyId: string, extra: Record<string, unknown> = {
 }
 
 /** Fields a valid call needs besides references (a change for update_metric and update_company). */
+function usd(value: string) {
+  return { value, currency: 'USD' };
+}
+
+/** A valid share class of a company's round (a unique name each call). */
+function probeShareClass(companyId: string, financingId: string): Record<string, unknown> {
+  roundCounter += 1;
+  return {
+    company_id: companyId,
+    financing_id: financingId,
+    purchase_type: 'primary',
+    type: 'preferred',
+    name: `Probe class ${roundCounter}`,
+    price_per_share: usd('3.00'),
+  };
+}
+
+function probeCertificate(companyId: string, fundId: string, shareClassId: string): Record<string, unknown> {
+  return {
+    company_id: companyId,
+    fund_id: fundId,
+    issue_date: '2025-07-01',
+    investment_amount: usd('1000'),
+    shares: '500',
+    share_class_id: shareClassId,
+    financing_id: null,
+  };
+}
+
+/** A sale of one share of a certificate. */
+function probeSale(companyId: string, securityId: string): Record<string, unknown> {
+  return {
+    company_id: companyId,
+    date: '2025-12-31',
+    security_id: securityId,
+    cash_received: usd('3'),
+    shares_sold: '1',
+  };
+}
+
+/** Fields a valid call needs besides references (a change for update_metric). */
 const EXTRA_FIELDS: Record<string, () => unknown> = {
   comments: () => [{ content: `reliability probe ${++roundCounter}` }],
   // An uploaded file: a PNG, which both the document and the logo upload accept.
@@ -800,7 +910,7 @@ const EXTRA_FIELDS: Record<string, () => unknown> = {
 };
 
 /** Optional reference fields a base call fills anyway, because some tools need one of them. */
-const ANCHORS = ['company_id'];
+const ANCHORS = ['company_id', 'certificates', 'sales', 'fair_values'];
 
 /** Whether a tool input field takes a list (optional, default and nullable wrappers looked through). */
 export function isListField(schema: unknown): boolean {

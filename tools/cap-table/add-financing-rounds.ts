@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { compareDecimal } from '../../core/decimal.ts';
-import { newId, nowIso } from '../../db/ids.ts';
+import { nowIso, prefixedId } from '../../db/ids.ts';
 import type { NewFinancing, StoredMoney } from '../../db/repos/cap-table.ts';
+import { inTransaction } from '../../db/repos/index.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { type FieldError, InvalidInput, MissingParameter } from '../errors.ts';
 import { inputError } from '../run.ts';
 import { FinancingInput, FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
 import { type MoneyInput, moneyConverter } from '../schemas/money.ts';
+import { changes } from './items.ts';
 import { convertedResults, resultsOf } from './shared.ts';
 
 export const MAX_ROUNDS = 100;
@@ -206,7 +208,7 @@ export const addFinancingRounds = defineTool({
     const withRate = (money: StoredMoney, date: string): StoredMoney =>
       money.value === null ? money : { ...money, fx_rate: fx.rate(money, date).rate };
     const rows: NewFinancing[] = prepared.map(({ input: r, pre_money, round_size }) => ({
-      id: newId(),
+      id: prefixedId('fin'),
       company_id: r.company_id,
       name: r.name,
       closing_date: r.closing_date,
@@ -223,7 +225,17 @@ export const addFinancingRounds = defineTool({
       co_investors: r.co_investors.map((c) => ({ name: c.name, is_lead: c.is_lead })),
       pari_passu_ids: [...new Set(r.pari_passu_rounds ?? [])],
     }));
-    await ctx.repos.capTable.addFinancings(ctx.principal.firm.id, rows);
+    await inTransaction(ctx.repos, async (repos) => {
+      await repos.capTable.addFinancings(ctx.principal.firm.id, rows);
+      await repos.changeLog.record(
+        ...changes(
+          ctx,
+          'financings',
+          now,
+          rows.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
+        ),
+      );
+    });
 
     const created = await ctx.repos.capTable.financingsById(
       ctx.principal.scope,

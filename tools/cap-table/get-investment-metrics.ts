@@ -1,7 +1,18 @@
 import { z } from 'zod';
+import { add, readDecimal, toNumber, ZERO } from '../../core/decimal.ts';
+import type { StoredMoney } from '../../db/repos/cap-table.ts';
 import { defineTool, readOnly } from '../define.ts';
-import { CashFlow, loadReturns, METHOD, ownership, summarise, totalShares } from '../funds/returns.ts';
+import {
+  CashFlow,
+  loadReturns,
+  METHOD,
+  ownership,
+  type Position,
+  summarise,
+  totalShares,
+} from '../funds/returns.ts';
 import { utcDate } from '../schemas/dates.ts';
+import { moneyConverter } from '../schemas/money.ts';
 import { filterObject, listFilter } from './shared.ts';
 
 const CompanyMetrics = z.object({
@@ -15,10 +26,20 @@ const CompanyMetrics = z.object({
   fair_value: z.string().describe('Value held at as_of_date.'),
   investment_amount: z.string().describe('Money invested up to as_of_date.'),
   realized_value: z.string().describe('Sale proceeds up to as_of_date.'),
-  ownership: z.number().nullable().describe('total_shares_owned / fully_diluted_shares, as a fraction.'),
+  ownership: z
+    .number()
+    .nullable()
+    .describe(
+      'total_shares_owned / fully_diluted_shares as a fraction, or per fund its latest ownership override on or before as_of_date.',
+    ),
   total_shares_owned: z.string().describe('Shares held at as_of_date by the funds counted.'),
   pre_money_valuation: z.string().nullable().describe('Of the latest round on or before as_of_date.'),
-  post_money_valuation: z.string().nullable().describe('pre_money_valuation + that round size.'),
+  post_money_valuation: z
+    .string()
+    .nullable()
+    .describe(
+      'The latest post-money valuation override on or before as_of_date, else pre_money_valuation + that round size.',
+    ),
   fully_diluted_shares: z
     .string()
     .nullable()
@@ -27,6 +48,24 @@ const CompanyMetrics = z.object({
   notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
   cash_flows: z.array(CashFlow).describe('Dated flows behind the figures, the fair value last.'),
 });
+
+/** The sum over the funds of each one's ownership override, else its shares over the fully diluted shares. */
+function companyOwnership(
+  positions: readonly Position[],
+  fullyDiluted: string | null,
+  overrides: ReadonlyMap<string, string>,
+): number | null {
+  let stated = ZERO;
+  const computed: Position[] = [];
+  for (const p of positions) {
+    const override = overrides.get(`${p.companyId}\u0000${p.fundId}`);
+    if (override === undefined) computed.push(p);
+    else stated = add(stated, readDecimal(override)!);
+  }
+  if (computed.length === 0) return toNumber(stated);
+  const rest = ownership(totalShares(computed), fullyDiluted);
+  return rest === null ? null : toNumber(stated) + rest;
+}
 
 export const getInvestmentMetrics = defineTool({
   name: 'get_investment_metrics',
@@ -57,8 +96,24 @@ export const getInvestmentMetrics = defineTool({
       fundIds: listFilter(input.fund_ids),
       asOf,
     });
+    const overrideFilter = { companyIds: [...input.company_ids], onOrBefore: asOf };
+    const [ownerships, valuations] = await Promise.all([
+      ctx.repos.capTable.ownershipOverrides(ctx.principal.scope, overrideFilter),
+      ctx.repos.capTable.postMoneyOverrides(ctx.principal.scope, overrideFilter),
+    ]);
+    // Oldest first, so the latest on or before as_of_date wins.
+    const ownershipOf = new Map(
+      ownerships.map((o) => [`${o.company_id}\u0000${o.fund_id}`, o.ownership_percentage]),
+    );
+    const postMoneyOf = new Map(valuations.map((v) => [v.company_id, v.post_money_valuation]));
+    const fx = await moneyConverter(
+      ctx,
+      [...postMoneyOf.values()].map((money) => ({ money, date: asOf })),
+      { includeFxDetails: false },
+    );
     const byCompany = new Map<string, typeof data.positions>();
     for (const p of data.positions) byCompany.set(p.companyId, [...(byCompany.get(p.companyId) ?? []), p]);
+    const postMoney = (money: StoredMoney | undefined) => (money ? fx.convertedValue(money, asOf) : null);
     const metrics = [...byCompany.values()].map((positions) => {
       const first = positions[0]!;
       const s = summarise(positions, data.currency);
@@ -75,10 +130,10 @@ export const getInvestmentMetrics = defineTool({
         fair_value: s.fair_value,
         investment_amount: s.investment_amount,
         realized_value: s.realized_value,
-        ownership: ownership(shares, facts?.fullyDilutedShares ?? null),
+        ownership: companyOwnership(positions, facts?.fullyDilutedShares ?? null, ownershipOf),
         total_shares_owned: shares,
         pre_money_valuation: facts?.preMoney ?? null,
-        post_money_valuation: facts?.postMoney ?? null,
+        post_money_valuation: postMoney(postMoneyOf.get(first.companyId)) ?? facts?.postMoney ?? null,
         fully_diluted_shares: facts?.fullyDilutedShares ?? null,
         latest_price_per_share: facts?.latestPrice ?? null,
         notes: s.notes,
