@@ -575,3 +575,58 @@ describe('the demo seed end to end (sqlite) @db', function () {
 
 // Without PostgreSQL the two-worker race is not run; the claim is still exercised on SQLite above.
 if (!postgresUrl) describe('document parsing on PostgreSQL', () => it.skip('needs TEST_DATABASE_URL'));
+
+describe('a PDF uploaded over REST, read over MCP (sqlite) @db', function () {
+  this.timeout(120_000);
+  let t: TestDb;
+  let fx: Fixture;
+  let server: RunningServer;
+  let client: Client | undefined;
+
+  before(async () => {
+    t = await sqliteTestDb();
+    fx = await buildFixture(t.db);
+    server = await startTestServer(t.db, {
+      env: { DOCUMENT_PARSING: 'on', DOCUMENT_PARSE_INTERVAL_SECONDS: '0.1' },
+    });
+  });
+  after(async () => {
+    await client?.close();
+    await server?.close();
+    await t?.drop();
+  });
+
+  it('POST /v1/documents/ then get_document_content returns the text of the file sent', async () => {
+    const marker = `Pipeline review ${newId()}`;
+    const form = new FormData();
+    form.append('company_id', fx.companies.acme.id);
+    const pdf = pdfFile([[marker, 'Gross margin held at 71 percent.']]);
+    form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'review.pdf');
+    const res = await fetch(`${server.url}/v1/documents/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${fx.admin.pat}` },
+      body: form,
+    });
+    const body = (await res.json()) as { document_id: string };
+    expect(res.status, JSON.stringify(body)).to.equal(201);
+
+    client = await mcpClient(server.url, fx.admin.pat);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const read = await client.callTool({
+        name: 'get_document_content',
+        arguments: { document_id: body.document_id },
+      });
+      expect(read.isError, JSON.stringify(read.content)).to.not.equal(true);
+      const content = read.structuredContent as { parse_state: string; text?: string };
+      if (content.parse_state === 'completed') {
+        expect(content.text).to.include(marker);
+        expect(content.text).to.include('Gross margin held at 71 percent.');
+        break;
+      }
+      expect(content.parse_state).to.be.oneOf(['not-started', 'in-progress']);
+      if (Date.now() > deadline) throw new Error(`not parsed in time: ${JSON.stringify(content)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+});
