@@ -7,6 +7,7 @@ import * as oauthReplay from './006-oauth-replay.ts';
 import * as fairValueOverrides from './008-fair-value-overrides.ts';
 import * as noteSearch from './009-note-search.ts';
 import * as changeLog from './010-change-log.ts';
+import * as liveMetricsIndex from './016-live-metrics-index.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '008-fair-value-overrides': fairValueOverrides,
   '009-note-search': noteSearch,
   '010-change-log': changeLog,
+  '016-live-metrics-index': liveMetricsIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
