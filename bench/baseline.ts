@@ -50,6 +50,8 @@ function workServer(url: string, publicUrl: string) {
   const byName = postgres ? 'lower(c.name) collate "C", c.name collate "C"' : 'lower(c.name), c.name';
   const userColumns = ['id', 'firm_id', 'all_companies', 'is_active'];
   const firmColumns = ['id', 'preferred_currency'];
+  // The index the service names on SQLite (db/repos/metrics.ts); PostgreSQL's planner finds it.
+  const hint = postgres ? '' : 'indexed by metric_data_live ';
   const live = 'd.company_id = ? and d.firm_id = ? and d.budget_id is null and d.deleted_at is null';
   const q = {
     token: prepare(
@@ -61,13 +63,13 @@ function workServer(url: string, publicUrl: string) {
     touch: prepare('b_touch', 'update access_tokens set last_used_at = ? where id = ?'),
     access: prepare('b_access', 'select company_id from user_companies where user_id = ?'),
     company: prepare('b_company', 'select * from companies where firm_id = ? and id = ? limit 1'),
-    metricsCount: prepare('b_mcount', `select count(*) as n from metric_data d where ${live}`),
+    metricsCount: prepare('b_mcount', `select count(*) as n from metric_data d ${hint}where ${live}`),
     metricsPage: prepare(
       'b_mpage',
       'select d.id, d.firm_id, d.company_id, d.category_id, d.cadence, d.date, d.value, d.currency, ' +
         'd.budget_id, d.detailed_source, d.archived, d.deleted_at, d.created_at, d.updated_at, ' +
         'c.name as category_name, c.category_type, c.is_standard from metric_data d ' +
-        `join metric_categories c on c.id = d.category_id where ${live} ` +
+        `${hint}join metric_categories c on c.id = d.category_id where ${live} ` +
         `order by d.date, ${byName}, d.id limit ? offset ?`,
     ),
     rates: postgres
