@@ -2,6 +2,11 @@
 // The `portfolio` command compiled (`npm run build` writes dist/cli/portfolio.js); cli/portfolio.mjs
 // runs the same file from the sources through tsx.
 
+import { enableCompileCache } from 'node:module';
+
+// V8's compiled code of the modules is kept on disk (in the system's temporary directory) between starts.
+enableCompileCache?.();
+
 // Tracing starts before the application loads, so that its instrumentations apply; without an
 // endpoint it is not even loaded.
 const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
