@@ -178,6 +178,9 @@ export async function generate(url: string, companies: number, months: number): 
         );
       });
     }
+    // Statistics, as autovacuum would gather them on a live database: without them PostgreSQL expects one
+    // row per company and sorts a long history whole instead of incrementally (56 ms against 3 ms a page).
+    if (isPostgres(db)) await db.raw('analyze');
     const row = (await db('metric_data').count({ n: '*' }).first()) as { n: number | string };
     return Number(row.n);
   } finally {
