@@ -1,16 +1,7 @@
 #!/usr/bin/env node
-// The `portfolio` command: TypeScript sources run through tsx, so there is no build step.
+// The `portfolio` command from the TypeScript sources through tsx (development and tests);
+// `npm start` and the installed command run the compiled dist/cli/portfolio.js instead.
 import { register } from 'tsx/esm/api';
 
 register();
-// Tracing starts before the application loads, so that its instrumentations apply; without an
-// endpoint it is not even loaded.
-const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
-  ? (await import('../server/tracing.ts')).startTracing()
-  : undefined;
-const { main } = await import('./main.ts');
-const code = await main(process.argv.slice(2));
-// Spans still buffered go out before the process ends.
-await tracing?.shutdown().catch(() => {});
-// Exit explicitly: a stray handle (a pool timer, a Redis client) must not keep a finished command alive.
-process.exit(code);
+await import('./portfolio.ts');

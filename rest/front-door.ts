@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import express, { type Router } from 'express';
 
-const connectingGuide = readFileSync(new URL('../docs/connecting.md', import.meta.url), 'utf8');
+// From rest/ in the sources, from dist/rest/ when compiled.
+const connectingGuide = readFileSync(
+  new URL(
+    import.meta.url.endsWith('.ts') ? '../docs/connecting.md' : '../../docs/connecting.md',
+    import.meta.url,
+  ),
+  'utf8',
+);
 
 /** The entry points, as paths below PUBLIC_URL; the page and the JSON index both list these. */
 const entryPoints = {

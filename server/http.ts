@@ -35,7 +35,7 @@ export interface StartOptions {
   clock?: Clock;
   logger?: Logger;
   validateOutput?: boolean;
-  /** An open database to serve instead of opening config.databaseUrl. */
+  /** An open, migrated database to serve instead of opening (and migrating) config.databaseUrl. */
   db?: Knex;
   limits?: Limits;
   tools?: AppDeps['tools'];
@@ -63,7 +63,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? createLogger(config.logLevel, { format: config.logFormat });
   const db =
     options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, logger });
-  await migrateLatest(db);
+  // A database handed in was migrated by its owner (the CLI migrates before every command).
+  if (!options.db) await migrateLatest(db);
   const repos = createRepos(db);
   const clock = options.clock ?? systemClock;
   const limits: Limits =

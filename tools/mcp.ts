@@ -13,6 +13,7 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { z } from 'zod';
 import type { OAuthScope, Principal } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
@@ -161,10 +162,17 @@ function catalog(writeTools: boolean, scopes: readonly OAuthScope[], table: read
   return found;
 }
 
+/**
+ * The SDK builds an Ajv instance (with its formats) for every server unless given one; a server is
+ * built per request, so they share this one.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 /** An MCP server bound to one request's context; stateless, so one is built per request. */
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
   const { byName, listing } = catalog(options.writeTools, ctx.principal.scopes, options.tools ?? registry);
   const server = new Server(SERVER_INFO, {
+    jsonSchemaValidator,
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
     instructions:
       'Portfolio data of one investment firm: companies, metrics, budgets, documents, notes, custom ' +

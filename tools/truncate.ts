@@ -127,7 +127,9 @@ export function boundResult(
       ...(notice ? [{ type: 'text' as const, text: notice }] : []),
     ],
   });
-  if (size(structured) <= max) return wrap(structured);
+  // The common case serialises once: the text that fits is the text sent.
+  const whole = JSON.stringify(structured);
+  if (whole.length <= max) return { structuredContent: structured, content: [{ type: 'text', text: whole }] };
 
   const toolName = tool.name;
   const pages = tool.params.includes('page') && tool.params.includes('per_page');

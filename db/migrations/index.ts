@@ -10,6 +10,7 @@ import * as changeLog from './010-change-log.ts';
 import * as companyLogos from './013-company-logos.ts';
 import * as documentParsing from './014-document-parsing.ts';
 import * as capTableOverrides from './015-cap-table-overrides.ts';
+import * as liveMetricsIndex from './016-live-metrics-index.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '013-company-logos': companyLogos,
   '014-document-parsing': documentParsing,
   '015-cap-table-overrides': capTableOverrides,
+  '016-live-metrics-index': liveMetricsIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -156,9 +156,16 @@ export function metricsRepo(db: Knex) {
     return db('metric_categories').where((w) => w.whereNull('firm_id').orWhere('firm_id', firmId));
   }
 
-  function filtered(scope: Scope, filter: DatumFilter): QB {
+  function filtered(scope: Scope, filter: DatumFilter, byDate = false): QB {
+    // SQLite's planner, without statistics, walks another company index and sorts the company's whole
+    // history; the partial index of live rows (implied by the filter) serves the count and the date order.
+    const live = !filter.budgetId && !filter.includeBudgets && !filter.includeDeleted && !filter.categoryIds;
+    const table =
+      byDate && live && !isPostgres(db)
+        ? db.raw('?? indexed by ??', ['metric_data', 'metric_data_live'])
+        : 'metric_data';
     // company_id first: every filter below narrows one company's slice of the company indexes.
-    const qb = db('metric_data').whereIn('metric_data.company_id', filter.companyIds);
+    const qb = db.from(table).whereIn('metric_data.company_id', filter.companyIds);
     scoped(qb, scope, 'metric_data');
     if (filter.categoryIds) qb.whereIn('metric_data.category_id', filter.categoryIds);
     if (filter.from) qb.where('metric_data.date', '>=', filter.from);
@@ -280,7 +287,7 @@ export function metricsRepo(db: Knex) {
       preferredCurrency: string,
     ): Promise<Counted<DatumWithRate>> {
       const result = await countAndPage<RawDatum>(
-        filtered(scope, filter),
+        filtered(scope, filter, order === 'date'),
         page,
         (qb) => ordered(qb, order),
         withCategory,

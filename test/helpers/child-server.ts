@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { cliEntry } from './build.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -16,7 +17,7 @@ export interface ChildServer {
 }
 
 /**
- * Starts the production server (`portfolio serve --json`) in a child process over `databaseUrl` on a free
+ * Starts the production server (`portfolio serve --json`, compiled with TEST_COMPILED=1) in a child process over `databaseUrl` on a free
  * port and resolves once it listens. `env` adds or overrides variables.
  */
 export async function spawnServer(
@@ -24,7 +25,7 @@ export async function spawnServer(
   env: Record<string, string> = {},
   startTimeoutMs = 30_000,
 ): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['cli/portfolio.mjs', 'serve', '--json'], {
+  const child = spawn(process.execPath, [cliEntry, 'serve', '--json'], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../../core/clock.ts';
-import { loadConfig } from '../../server/config.ts';
-import { type RunningServer, type StartOptions, startServer } from '../../server/http.ts';
+import type { RunningServer, StartOptions } from '../../server/http.ts';
+import { serverModules } from './build.ts';
 
 export interface TestServerOptions {
   env?: Record<string, string>;
@@ -13,7 +13,8 @@ export interface TestServerOptions {
 
 /** Starts the real HTTP server on a free port over an already migrated database. */
 export async function startTestServer(db: Knex, options: TestServerOptions = {}): Promise<RunningServer> {
-  const config = loadConfig({
+  const { http, config: configModule } = await serverModules();
+  const config = configModule.loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
@@ -22,7 +23,7 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     DOCUMENT_PARSING: 'off',
     ...options.env,
   });
-  return startServer(config, {
+  return http.startServer(config, {
     db,
     clock: options.clock,
     validateOutput: true,
