@@ -11,7 +11,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { isMonetary } from '../core/categories.ts';
 import { convertDecimal, isDecimal } from '../core/decimal.ts';
+import { fiscalPeriodEnds } from '../core/fiscal.ts';
 
 type Row = Record<string, unknown>;
 /** A statement prepared once; `?` placeholders in order. */
@@ -53,6 +55,39 @@ function workServer(url: string, publicUrl: string) {
   // The index the service names on SQLite (db/repos/metrics.ts); PostgreSQL's planner finds it.
   const hint = postgres ? '' : 'indexed by metric_data_live ';
   const live = 'd.company_id = ? and d.firm_id = ? and d.budget_id is null and d.deleted_at is null';
+  // The page leaves out data dated off the company's fiscal calendar, as the service does by default
+  // (include_non_fye_aligned): one pair of statements per fiscal year end, prepared once.
+  const byYearEnd = new Map<string, { count: Query; page: Query }>();
+  function metricStatements(fiscalYearEnd: string) {
+    let found = byYearEnd.get(fiscalYearEnd);
+    if (found) return found;
+    const ends = fiscalPeriodEnds(fiscalYearEnd);
+    const cadences = Object.keys(ends);
+    const list = (items: string[]) => items.map((i) => `'${i}'`).join(', ');
+    const aligned =
+      `(d.cadence not in (${list(cadences)})` +
+      cadences
+        .map((c) => ` or (d.cadence = '${c}' and substr(d.date, 6, 5) in (${list(ends[c]!)}))`)
+        .join('') +
+      ')';
+    const key = fiscalYearEnd.replace(/\W/g, '');
+    found = {
+      count: prepare(
+        `b_mcount_${key}`,
+        `select count(*) as n from metric_data d ${hint}where ${live} and ${aligned}`,
+      ),
+      page: prepare(
+        `b_mpage_${key}`,
+        'select d.id, d.firm_id, d.company_id, d.category_id, d.cadence, d.date, d.value, d.currency, ' +
+          'd.budget_id, d.detailed_source, d.archived, d.deleted_at, d.created_at, d.updated_at, ' +
+          'c.name as category_name, c.category_type, c.is_standard from metric_data d ' +
+          `${hint}join metric_categories c on c.id = d.category_id where ${live} and ${aligned} ` +
+          `order by d.date, ${byName}, d.id limit ? offset ?`,
+      ),
+    };
+    byYearEnd.set(fiscalYearEnd, found);
+    return found;
+  }
   const q = {
     token: prepare(
       'b_token',
@@ -63,15 +98,6 @@ function workServer(url: string, publicUrl: string) {
     touch: prepare('b_touch', 'update access_tokens set last_used_at = ? where id = ?'),
     access: prepare('b_access', 'select company_id from user_companies where user_id = ?'),
     company: prepare('b_company', 'select * from companies where firm_id = ? and id = ? limit 1'),
-    metricsCount: prepare('b_mcount', `select count(*) as n from metric_data d ${hint}where ${live}`),
-    metricsPage: prepare(
-      'b_mpage',
-      'select d.id, d.firm_id, d.company_id, d.category_id, d.cadence, d.date, d.value, d.currency, ' +
-        'd.budget_id, d.detailed_source, d.archived, d.deleted_at, d.created_at, d.updated_at, ' +
-        'c.name as category_name, c.category_type, c.is_standard from metric_data d ' +
-        `${hint}join metric_categories c on c.id = d.category_id where ${live} ` +
-        `order by d.date, ${byName}, d.id limit ? offset ?`,
-    ),
     rates: postgres
       ? prepare(
           'b_rates',
@@ -150,9 +176,12 @@ function workServer(url: string, publicUrl: string) {
     if (!company || (who.companyIds && !who.companyIds.includes(companyId))) return undefined;
     const page = Number(u.searchParams.get('page') ?? 1);
     const size = Number(u.searchParams.get('page_size') ?? 100);
-    const count = Number((await q.metricsCount([companyId, who.firmId]))[0]?.n ?? 0);
+    const statements = metricStatements(company.fiscal_year_end as string);
+    const count = Number((await statements.count([companyId, who.firmId]))[0]?.n ?? 0);
     const rows =
-      count > (page - 1) * size ? await q.metricsPage([companyId, who.firmId, size, (page - 1) * size]) : [];
+      count > (page - 1) * size
+        ? await statements.page([companyId, who.firmId, size, (page - 1) * size])
+        : [];
     const found = await rates(who.firmId, who.preferred, rows);
     const preferred = who.preferred;
     const results = rows.map((r) => {
@@ -162,7 +191,8 @@ function workServer(url: string, publicUrl: string) {
           ? '1'
           : (found.get(`${r.currency}|${r.date}`) ?? null);
       const value = r.value as string;
-      const convertible = rate !== null && isDecimal(value);
+      const money = isMonetary(r.category_type as string);
+      const convertible = money && rate !== null && isDecimal(value);
       const standard = bool(r.is_standard);
       return {
         id: r.id,
@@ -175,7 +205,13 @@ function workServer(url: string, publicUrl: string) {
         date: r.date,
         value,
         currency: r.currency,
-        converted_value: convertible ? (rate === '1' ? value : convertDecimal(value, rate)) : null,
+        converted_value: convertible
+          ? rate === '1'
+            ? value
+            : convertDecimal(value, rate!)
+          : money
+            ? null
+            : value,
         preferred_currency: preferred,
         fx_rate: convertible ? Number(rate) : null,
         budget_id: r.budget_id,
