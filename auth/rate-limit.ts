@@ -159,6 +159,12 @@ export interface Limits {
   metadataFetches: Limiter;
   /** Dynamic client registrations (POST /register) per address per minute. */
   registrations: Limiter;
+  /**
+   * Resolves once the shared store is reachable, or after `timeoutMs` (limits then count per node until
+   * it is): a node that starts serving before its first Redis connection would count its first requests
+   * alone. Resolves at once without Redis.
+   */
+  connected(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -199,6 +205,18 @@ export function createLimits(
       { points: options.registrationsPerMinute ?? 10, duration: 60, prefix: 'reg', redis },
       (retry) => `too many client registrations from this address; retry in ${retry} s`,
     ),
+    async connected(timeoutMs) {
+      if (!redis || redis.status === 'ready') return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          redis.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        redis.once('ready', done);
+      });
+    },
     async close() {
       if (redis) redis.disconnect();
     },

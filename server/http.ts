@@ -77,6 +77,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       },
       logger,
     );
+  // Rate limits are shared from the first request on when Redis answers within 2 s of start-up.
+  await limits.connected(2000);
   let closing: Promise<void> | undefined;
   const metrics = createMetrics(db, repos, clock);
   const app = createApp({

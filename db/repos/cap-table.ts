@@ -784,63 +784,63 @@ export function capTableRepo(db: Knex) {
 
     /** Inserts share classes; the caller runs it in the write's transaction. */
     async addShareClasses(firmId: string, rows: NewShareClass[]): Promise<void> {
-      for (const batch of chunk(rows, 50)) {
-        await db('share_classes').insert(
-          batch.map((r) => ({
-            id: r.id,
-            firm_id: firmId,
-            company_id: r.company_id,
-            financing_id: r.financing_id,
-            purchase_type: r.purchase_type,
-            type: r.type,
-            name: r.name,
-            ...writeMoney('price_per_share', r.price_per_share),
-            include_in_fair_value: r.include_in_fair_value,
-            created_at: r.created_at,
-          })),
-        );
-      }
+      await insertBatched(
+        db,
+        'share_classes',
+        rows.map((r) => ({
+          id: r.id,
+          firm_id: firmId,
+          company_id: r.company_id,
+          financing_id: r.financing_id,
+          purchase_type: r.purchase_type,
+          type: r.type,
+          name: r.name,
+          ...writeMoney('price_per_share', r.price_per_share),
+          include_in_fair_value: r.include_in_fair_value,
+          created_at: r.created_at,
+        })),
+      );
     },
 
     /** Inserts securities; the caller runs it in the write's transaction. */
     async addSecurities(firmId: string, rows: NewSecurity[]): Promise<void> {
-      for (const batch of chunk(rows, 50)) {
-        await db('securities').insert(
-          batch.map((r) => ({
-            id: r.id,
-            firm_id: firmId,
-            company_id: r.company_id,
-            fund_id: r.fund_id,
-            financing_id: r.financing_id,
-            share_class_id: r.share_class_id,
-            type: r.type,
-            issue_date: r.issue_date,
-            details: JSON.stringify(r.details),
-            created_at: r.created_at,
-          })),
-        );
-      }
+      await insertBatched(
+        db,
+        'securities',
+        rows.map((r) => ({
+          id: r.id,
+          firm_id: firmId,
+          company_id: r.company_id,
+          fund_id: r.fund_id,
+          financing_id: r.financing_id,
+          share_class_id: r.share_class_id,
+          type: r.type,
+          issue_date: r.issue_date,
+          details: JSON.stringify(r.details),
+          created_at: r.created_at,
+        })),
+      );
     },
 
     /** Inserts transactions; the caller runs it in the write's transaction, after their securities. */
     async addTransactions(firmId: string, rows: NewTransaction[]): Promise<void> {
-      for (const batch of chunk(rows, 50)) {
-        await db('transactions').insert(
-          batch.map((r) => ({
-            id: r.id,
-            firm_id: firmId,
-            company_id: r.company_id,
-            input_security_id: r.input_security_id,
-            output_security_id: r.output_security_id,
-            date: r.date,
-            event: r.event,
-            shares: r.shares,
-            ...writeMoney('investment_amount', r.investment_amount),
-            ...writeMoney('proceeds', r.proceeds),
-            created_at: r.created_at,
-          })),
-        );
-      }
+      await insertBatched(
+        db,
+        'transactions',
+        rows.map((r) => ({
+          id: r.id,
+          firm_id: firmId,
+          company_id: r.company_id,
+          input_security_id: r.input_security_id,
+          output_security_id: r.output_security_id,
+          date: r.date,
+          event: r.event,
+          shares: r.shares,
+          ...writeMoney('investment_amount', r.investment_amount),
+          ...writeMoney('proceeds', r.proceeds),
+          created_at: r.created_at,
+        })),
+      );
     },
 
     /** The visible ownership overrides on or before a date, oldest first. */

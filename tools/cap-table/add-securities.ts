@@ -3,7 +3,6 @@ import { nowIso, prefixedId } from '../../db/ids.ts';
 import type { NewSecurity, StoredMoney } from '../../db/repos/cap-table.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import { defineTool } from '../define.ts';
-import { MissingParameter } from '../errors.ts';
 import { decimalInput, MoneyInput } from '../schemas/money.ts';
 import { CONVERTIBLE_TYPES } from '../schemas/security.ts';
 import {
@@ -19,7 +18,7 @@ import {
   rawIds,
   storedMoney,
   throwIfInvalid,
-  unpack,
+  unpackLists,
   withTableRates,
 } from './items.ts';
 
@@ -162,16 +161,13 @@ export const addSecurities = defineTool({
   permission: 'cap_table',
   write: true,
   async handler(ctx, input) {
-    if (KINDS.every((k) => input[k].length === 0)) {
-      const message = 'give at least one security in one of the lists';
-      throw new MissingParameter(
-        `nothing to add: ${message}`,
-        KINDS.map((field) => ({ field, message })),
-      );
-    }
+    const { lists, all } = unpackLists(
+      input as Record<(typeof KINDS)[number], unknown[]>,
+      KINDS,
+      'add',
+      'security in one of the lists',
+    );
     const scope = ctx.principal.scope;
-    const lists = KINDS.map((k) => [k, unpack(k, input[k] as unknown[])] as const);
-    const all = lists.flatMap(([, items]) => items);
     const visible = await ctx.repos.companies.names(scope, rawIds(all, 'company_id'));
     const funds = await ctx.repos.capTable.fundRefs(ctx.principal.firm.id, rawIds(all, 'fund_id'));
     const rounds = await ctx.repos.capTable.financingRefs(scope, rawIds(all, 'financing_id'));

@@ -21,7 +21,6 @@ import type {
 } from '../../db/repos/cap-table.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import { defineTool } from '../define.ts';
-import { MissingParameter } from '../errors.ts';
 import { decimalInput, MoneyInput } from '../schemas/money.ts';
 import { Transaction, toTransaction } from '../schemas/transaction.ts';
 import {
@@ -36,7 +35,7 @@ import {
   rawIds,
   storedMoney,
   throwIfInvalid,
-  unpack,
+  unpackLists,
   withTableRates,
 } from './items.ts';
 import { convertedResults, resultsOf } from './shared.ts';
@@ -146,16 +145,13 @@ export const addTransactions = defineTool({
   permission: 'cap_table',
   write: true,
   async handler(ctx, input) {
-    if (LISTS.every((k) => input[k].length === 0)) {
-      const message = 'give at least one sale, conversion or exercise';
-      throw new MissingParameter(
-        `nothing to add: ${message}`,
-        LISTS.map((field) => ({ field, message })),
-      );
-    }
+    const { lists, all } = unpackLists(
+      input as Record<(typeof LISTS)[number], unknown[]>,
+      LISTS,
+      'add',
+      'sale, conversion or exercise',
+    );
     const scope = ctx.principal.scope;
-    const lists = LISTS.map((k) => [k, unpack(k, input[k] as unknown[])] as const);
-    const all = lists.flatMap(([, items]) => items);
     const visible = await ctx.repos.companies.names(scope, rawIds(all, 'company_id'));
     const securityIds = rawIds(all, 'security_id');
     const securities = new Map(

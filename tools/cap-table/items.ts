@@ -50,6 +50,27 @@ export function unpack<T>(name: string, items: readonly T[]): Item<T>[] {
   });
 }
 
+/**
+ * The lists of a write body that takes several kinds of item (securities, transactions, overrides),
+ * each unpacked under its own name, and all their items together; refused when every list is empty.
+ */
+export function unpackLists<K extends string>(
+  input: Record<K, readonly unknown[]>,
+  keys: readonly K[],
+  verb: string,
+  what: string,
+) {
+  if (keys.every((k) => input[k].length === 0)) {
+    const message = `give at least one ${what}`;
+    throw new MissingParameter(
+      `nothing to ${verb}: ${message}`,
+      keys.map((field) => ({ field, message })),
+    );
+  }
+  const lists = keys.map((k) => [k, unpack(k, input[k])] as const);
+  return { lists, all: lists.flatMap(([, items]) => items) };
+}
+
 /** The raw string at `key` of an item, when it is a non-empty string. */
 export function rawId(item: Item<unknown>, key: string): string | null {
   const v = item.raw?.[key];

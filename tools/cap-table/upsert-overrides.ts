@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { nowIso, prefixedId } from '../../db/ids.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import { defineTool } from '../define.ts';
-import { MissingParameter } from '../errors.ts';
 import { decimalInput, MoneyInput } from '../schemas/money.ts';
 import {
   changes,
@@ -14,7 +13,7 @@ import {
   rawIds,
   storedMoney,
   throwIfInvalid,
-  unpack,
+  unpackLists,
   withTableRates,
 } from './items.ts';
 
@@ -73,16 +72,13 @@ export const upsertOverrides = defineTool({
   permission: 'cap_table',
   write: true,
   async handler(ctx, input) {
-    if (LISTS.every((k) => input[k].length === 0)) {
-      const message = 'give at least one ownership, post-money valuation or fair value';
-      throw new MissingParameter(
-        `nothing to set: ${message}`,
-        LISTS.map((field) => ({ field, message })),
-      );
-    }
+    const { lists, all } = unpackLists(
+      input as Record<(typeof LISTS)[number], unknown[]>,
+      LISTS,
+      'set',
+      'ownership, post-money valuation or fair value',
+    );
     const scope = ctx.principal.scope;
-    const lists = LISTS.map((k) => [k, unpack(k, input[k] as unknown[])] as const);
-    const all = lists.flatMap(([, items]) => items);
     const visible = await ctx.repos.companies.names(scope, rawIds(all, 'company_id'));
     const funds = await ctx.repos.capTable.fundRefs(ctx.principal.firm.id, rawIds(all, 'fund_id'));
     for (const [kind, items] of lists) {
