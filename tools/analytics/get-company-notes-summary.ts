@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { NotFound } from '../errors.ts';
+import { resolveCompany } from '../schemas/company-ref.ts';
 import { fullName } from '../schemas/note.ts';
 import { truncateText } from '../truncate.ts';
 
@@ -61,12 +61,7 @@ export const getCompanyNotesSummary = defineTool({
   annotations: readOnly,
   async handler(ctx, input) {
     const { scope } = ctx.principal;
-    const company = await ctx.repos.companies.get(scope, input.company_id);
-    if (!company) {
-      throw new NotFound(
-        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
-      );
-    }
+    const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const [overview, authors, recent] = await Promise.all([
       ctx.repos.analytics.notesOverview(scope, company.id),
       ctx.repos.analytics.noteAuthors(scope, company.id),

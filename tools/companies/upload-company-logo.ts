@@ -3,7 +3,7 @@ import { extensionList, IMAGE_FORMATS } from '../../core/file-types.ts';
 import { nowIso } from '../../db/ids.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import { defineTool } from '../define.ts';
-import { NotFound } from '../errors.ts';
+import { resolveCompany } from '../schemas/company-ref.ts';
 import { MB, uploadedFile } from '../schemas/upload.ts';
 
 /** The largest logo accepted, as the reference states it (5 MB, counted in MiB). */
@@ -37,12 +37,7 @@ export const uploadCompanyLogo = defineTool({
   // A model cannot send the bytes of a file; the upload is a REST route only.
   mcp: false,
   async handler(ctx, input) {
-    const company = await ctx.repos.companies.get(ctx.principal.scope, input.company_id);
-    if (!company) {
-      throw new NotFound(
-        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
-      );
-    }
+    const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const now = nowIso(ctx.clock.now());
     const { filename, content_type, bytes } = input.file;
     const logoUrl = companyLogoUrl(ctx.publicUrl, company.id);
@@ -54,7 +49,7 @@ export const uploadCompanyLogo = defineTool({
           filename,
           content_type,
           size: bytes.length,
-          content: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes),
+          content: bytes,
           uploaded_at: now,
         },
         logoUrl,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { NotFound } from '../errors.ts';
+import { resolveCompany } from '../schemas/company-ref.ts';
 import { isoDateField, nextDay } from '../schemas/dates.ts';
 import { DOCUMENT_SOURCES, Document, PARSE_STATES, toDocument } from '../schemas/document.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -33,11 +33,7 @@ export const listDocuments = defineTool({
   permission: 'documents',
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
-    if (input.company_id && !(await ctx.repos.companies.get(scope, input.company_id))) {
-      throw new NotFound(
-        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
-      );
-    }
+    await resolveCompany(ctx, { company_id: input.company_id });
     const counted = await ctx.repos.documents.list(
       scope,
       {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { passage, searchWords } from '../../core/search-text.ts';
 import { defineTool, readOnly } from '../define.ts';
-import { NotFound } from '../errors.ts';
+import { resolveCompany } from '../schemas/company-ref.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 const DocumentMatch = z.object({
@@ -27,11 +27,7 @@ export const searchDocuments = defineTool({
   permission: 'documents',
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
-    if (input.company_id && !(await ctx.repos.companies.get(scope, input.company_id))) {
-      throw new NotFound(
-        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
-      );
-    }
+    await resolveCompany(ctx, { company_id: input.company_id });
     const words = searchWords(input.query);
     const counted = await ctx.repos.documentParsing.search(
       scope,

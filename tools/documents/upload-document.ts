@@ -3,7 +3,7 @@ import { DOCUMENT_FORMATS, extensionList } from '../../core/file-types.ts';
 import { newId, nowIso } from '../../db/ids.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import { defineTool } from '../define.ts';
-import { NotFound } from '../errors.ts';
+import { resolveCompany } from '../schemas/company-ref.ts';
 import { MB, uploadedFile } from '../schemas/upload.ts';
 
 /** The largest document accepted, as the reference states it (32 MB, counted in MiB). */
@@ -36,12 +36,7 @@ export const uploadDocument = defineTool({
   // A model cannot send the bytes of a file; the upload is a REST route only.
   mcp: false,
   async handler(ctx, input) {
-    const company = await ctx.repos.companies.get(ctx.principal.scope, input.company_id);
-    if (!company) {
-      throw new NotFound(
-        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
-      );
-    }
+    const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const now = nowIso(ctx.clock.now());
     const { filename, content_type, bytes } = input.file;
     const file = {
@@ -49,7 +44,7 @@ export const uploadDocument = defineTool({
       filename,
       content_type,
       size: bytes.length,
-      content: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes),
+      content: bytes,
     };
     const document = {
       id: newId(),

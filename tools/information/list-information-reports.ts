@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
+import { resolveCompany } from '../schemas/company-ref.ts';
 import { utcDate } from '../schemas/dates.ts';
 import { InformationReport, toInformationReport } from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -40,11 +41,7 @@ export const listInformationReports = defineTool({
   annotations: readOnly,
   async handler(ctx, input) {
     const { repos, principal } = ctx;
-    if (input.company_id && !(await repos.companies.get(principal.scope, input.company_id))) {
-      throw new NotFound(
-        `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
-      );
-    }
+    await resolveCompany(ctx, { company_id: input.company_id });
     if (
       input.information_request_id &&
       !(await repos.information.getRequest(principal.firm.id, input.information_request_id))

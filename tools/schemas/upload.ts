@@ -15,7 +15,10 @@ export function uploadedFile(formats: readonly FileFormat[], description: string
       content_type: z
         .enum(formats.map((f) => f.contentType) as [string, ...string[]])
         .describe('Media type of the format the content was recognised as.'),
-      bytes: z.instanceof(Uint8Array).describe('The content of the file.'),
+      bytes: z
+        .instanceof(Uint8Array)
+        .transform((b) => (Buffer.isBuffer(b) ? b : Buffer.from(b)))
+        .describe('The content of the file.'),
     })
     .describe(description);
 }
