@@ -90,8 +90,13 @@ export function datumKey(d: DatumKey): string {
   return [d.company_id, d.category_id, d.date, d.cadence, d.budget_id ?? ''].join('|');
 }
 
-/** The metric_history row of one change of a datum. */
-function historyRow(change: ValueChange, commentsAdded: number, changedBy: string, at: string) {
+/** The metric_history row of one change of a datum: created (old value null) or deleted (new value null). */
+function historyRow(
+  change: Omit<ValueChange, 'value'> & { value: string | null },
+  commentsAdded: number,
+  changedBy: string,
+  at: string,
+) {
   return {
     id: newId(),
     datum_id: change.id,
@@ -427,17 +432,14 @@ export function metricWritesRepo(db: Knex) {
           .first()) as { value: string; currency: string | null } | undefined;
         if (!current) return false;
         await trx('metric_data').where({ id }).update({ deleted_at: at, updated_at: at });
-        await trx('metric_history').insert({
-          id: newId(),
-          datum_id: id,
-          old_value: current.value,
-          new_value: null,
-          old_currency: current.currency,
-          new_currency: null,
-          comments_added: 0,
-          changed_by: userId,
-          changed_at: at,
-        });
+        await trx('metric_history').insert(
+          historyRow(
+            { id, old_value: current.value, old_currency: current.currency, value: null, currency: null },
+            0,
+            userId,
+            at,
+          ),
+        );
         return true;
       });
     },
