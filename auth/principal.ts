@@ -9,7 +9,8 @@ import {
 } from '../core/principal.ts';
 import { tokenHash } from '../core/secrets.ts';
 import type { Repos } from '../db/repos/index.ts';
-import type { Audience } from '../db/repos/tokens.ts';
+import type { McpGrantRow } from '../db/repos/mcp-auth.ts';
+import type { AccessTokenRow, Audience } from '../db/repos/tokens.ts';
 import { Unauthenticated } from '../tools/errors.ts';
 
 /**
@@ -52,10 +53,62 @@ export interface AuthenticateOptions {
 /** The last use of a sign-in or a personal token is recorded at most once a minute. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** What a token resolves to in the database: the rows every check below reads. */
+interface Resolved {
+  token: AccessTokenRow;
+  grant: McpGrantRow | undefined;
+  principal: Principal;
+}
+
+/**
+ * Principals recently resolved on this node, by token hash. Each was read at a value of the database's
+ * authentication counter (`auth_version`, moved by triggers whenever a token, sign-in, user, firm or
+ * company access changes), and is used only while the counter still has that value: a revocation on any
+ * node takes effect on the next request everywhere, at the cost of one primary-key read instead of the
+ * token, user, firm, sign-in and company-access reads. Entries also expire after `ttlMs`.
+ */
+export class PrincipalCache {
+  readonly #entries = new Map<string, Resolved & { cachedAt: number }>();
+  #version: number | undefined;
+
+  constructor(
+    readonly ttlMs = 60_000,
+    readonly maxEntries = 10_000,
+  ) {}
+
+  get(hash: string, version: number, nowMs: number): Resolved | undefined {
+    if (version !== this.#version) {
+      this.#entries.clear();
+      this.#version = version;
+      return undefined;
+    }
+    const entry = this.#entries.get(hash);
+    if (entry && nowMs - entry.cachedAt < this.ttlMs) return entry;
+    if (entry) this.#entries.delete(hash);
+    return undefined;
+  }
+
+  set(hash: string, version: number, nowMs: number, resolved: Resolved): void {
+    if (version !== this.#version) return;
+    if (this.#entries.size >= this.maxEntries) {
+      // The oldest entry goes (a Map iterates in insertion order).
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    this.#entries.set(hash, { ...resolved, cachedAt: nowMs });
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
 /**
  * Resolves an Authorization header to the calling principal. Basic credentials are refused on data
  * endpoints without being checked; expired, revoked and foreign-audience tokens are all 401, and so
  * is a token of an MCP sign-in that was revoked, ended (30 days) or issued for another resource.
+ * With a cache, a token seen recently is checked against the rows it was resolved from, which the
+ * authentication counter vouches for.
  */
 export async function authenticate(
   repos: Repos,
@@ -63,7 +116,26 @@ export async function authenticate(
   header: string | undefined,
   resource: Resource,
   options: AuthenticateOptions = {},
+  cache?: PrincipalCache,
 ): Promise<Principal> {
+  const hash = tokenHash(bearerToken(header));
+  const at = clock.now();
+  let resolved: Resolved | undefined;
+  if (cache) {
+    const version = await repos.tokens.authVersion();
+    resolved = cache.get(hash, version, at.getTime());
+    if (!resolved) {
+      resolved = await resolve(repos, hash);
+      if (resolved) cache.set(hash, version, at.getTime(), resolved);
+    }
+  } else {
+    resolved = await resolve(repos, hash);
+  }
+  return check(repos, resolved, at.toISOString(), resource, options);
+}
+
+/** The token of a `Bearer` header; anything else is a 401 that says what to send. */
+function bearerToken(header: string | undefined): string {
   if (!header) throw new Unauthenticated('missing Authorization header; send Authorization: Bearer <token>');
   const [scheme, value] = header.split(/\s+/, 2);
   if (scheme?.toLowerCase() === 'basic') {
@@ -75,18 +147,46 @@ export async function authenticate(
   if (scheme?.toLowerCase() !== 'bearer' || !value) {
     throw new Unauthenticated('Authorization must be "Bearer <token>"', 'invalid_request');
   }
-  const found = await repos.tokens.findWithOwner(tokenHash(value));
-  const token = found?.token;
-  const now = clock.now().toISOString();
-  if (!found || !token || token.revoked_at || token.expires_at <= now || !accepts(token.audience, resource)) {
+  return value;
+}
+
+/** The token with its user, firm, sign-in and company access, or nothing for an unknown token. */
+async function resolve(repos: Repos, hash: string): Promise<Resolved | undefined> {
+  const found = await repos.tokens.findWithOwner(hash);
+  if (!found) return undefined;
+  const { token, user, firm } = found;
+  const grant = token.grant_id ? await repos.mcpAuth.getGrant(token.grant_id) : undefined;
+  const scopes = grant ? parseScopes(grant.scope) : ALL_SCOPES;
+  const who =
+    token.kind === 'client_credentials'
+      ? { kind: 'application' as const, key: `app:${token.application_id}`, tokenId: token.id, scopes }
+      : { kind: 'user' as const, key: `user:${user.id}`, tokenId: token.id, scopes };
+  return { token, grant, principal: deepFreeze(await principalFor(repos, user, firm, who)) };
+}
+
+/** The checks of every request, on rows just read or cached; last use is stamped at most once a minute. */
+async function check(
+  repos: Repos,
+  resolved: Resolved | undefined,
+  now: string,
+  resource: Resource,
+  options: AuthenticateOptions,
+): Promise<Principal> {
+  const token = resolved?.token;
+  if (
+    !resolved ||
+    !token ||
+    token.revoked_at ||
+    token.expires_at <= now ||
+    !accepts(token.audience, resource)
+  ) {
     throw new Unauthenticated(
       'the access token is invalid, expired or revoked; request a new one',
       'invalid_token',
     );
   }
-  let scopes: readonly OAuthScope[] = ALL_SCOPES;
+  const { grant, principal } = resolved;
   if (token.grant_id) {
-    const grant = await repos.mcpAuth.getGrant(token.grant_id);
     if (!grant || !options.mcpResource || token.resource !== options.mcpResource) {
       throw new Unauthenticated(
         `the access token was not issued for ${options.mcpResource ?? 'this endpoint'}; sign in again`,
@@ -96,23 +196,28 @@ export async function authenticate(
     if (grant.revoked_at || grant.expires_at <= now) {
       throw new Unauthenticated('this sign-in was revoked or has ended; sign in again', 'invalid_token');
     }
-    if (stale(grant.last_used_at, now)) await repos.mcpAuth.touchGrant(grant.id, now);
-    scopes = parseScopes(grant.scope);
+    if (stale(grant.last_used_at, now)) {
+      grant.last_used_at = now;
+      await repos.mcpAuth.touchGrant(grant.id, now);
+    }
   } else if (token.kind === 'personal' && stale(token.last_used_at, now)) {
+    token.last_used_at = now;
     await repos.tokens.touch(token.id, now);
   }
-  const { user, firm } = found;
+  const { user } = principal;
   if (!user.is_active || user.firm_id !== token.firm_id) {
     throw new Unauthenticated('the user behind this token is no longer active', 'invalid_token');
   }
-  return token.kind === 'client_credentials'
-    ? principalFor(repos, user, firm, {
-        kind: 'application',
-        key: `app:${token.application_id}`,
-        tokenId: token.id,
-        scopes,
-      })
-    : principalFor(repos, user, firm, { kind: 'user', key: `user:${user.id}`, tokenId: token.id, scopes });
+  return principal;
+}
+
+/** A cached principal is shared by the requests that use it: nothing may change it. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 /** Whether a last-use stamp is old enough to be written again (at most once a minute). */

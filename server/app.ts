@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
 import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
-import { authenticate, bearerChallenge, type Resource } from '../auth/principal.ts';
+import { authenticate, bearerChallenge, PrincipalCache, type Resource } from '../auth/principal.ts';
 import { type Limits, RateLimited } from '../auth/rate-limit.ts';
 import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
 import { webRouter } from '../auth/web/routes.ts';
@@ -58,6 +58,8 @@ export interface AppDeps {
   /** The tools and routes to serve; the registry and rest/routes.ts unless a test brings its own. */
   tools?: readonly AnyTool[];
   routes?: readonly Route[];
+  /** Principals resolved recently, checked per request against the database's authentication counter. */
+  principals?: PrincipalCache;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -69,7 +71,8 @@ type Serve = (ctx: ToolContext, req: Request, res: Response) => Promise<void>;
  * The application in named stages, in the order a request meets them. Express 5 forwards a rejected
  * promise from an async handler to the error stage, so handlers are plain async functions.
  */
-export function createApp(deps: AppDeps): express.Express {
+export function createApp(appDeps: AppDeps): express.Express {
+  const deps: AppDeps = { ...appDeps, principals: appDeps.principals ?? new PrincipalCache() };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
@@ -239,9 +242,13 @@ function jsonBodyUpTo(limit: string): RequestHandler[] {
 const jsonBody = jsonBodyUpTo('1mb');
 
 /** Authentication: who is calling, from the bearer token, for the REST API or for /mcp. */
-function authenticateRequest({ config, repos, clock }: AppDeps, req: Request, resource: Resource) {
+function authenticateRequest(
+  { config, repos, clock, principals }: AppDeps,
+  req: Request,
+  resource: Resource,
+) {
   const options = resource === 'mcp' ? { mcpResource: mcpOAuthUrls(config.publicUrl).resource } : {};
-  return authenticate(repos, clock, req.get('Authorization'), resource, options);
+  return authenticate(repos, clock, req.get('Authorization'), resource, options, principals);
 }
 
 /** Rate limit: counts the request against the principal's per-minute budget and reports it in headers. */

@@ -11,6 +11,7 @@ import * as companyLogos from './013-company-logos.ts';
 import * as documentParsing from './014-document-parsing.ts';
 import * as capTableOverrides from './015-cap-table-overrides.ts';
 import * as liveMetricsIndex from './016-live-metrics-index.ts';
+import * as authVersion from './017-auth-version.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '014-document-parsing': documentParsing,
   '015-cap-table-overrides': capTableOverrides,
   '016-live-metrics-index': liveMetricsIndex,
+  '017-auth-version': authVersion,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

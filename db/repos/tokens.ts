@@ -93,6 +93,16 @@ export function tokensRepo(db: Knex) {
     async findByHash(hash: string): Promise<AccessTokenRow | undefined> {
       return db<AccessTokenRow>('access_tokens').where({ token_hash: hash }).first();
     },
+    /**
+     * The database's authentication counter (migration 017): every change to tokens, sign-ins, users,
+     * firms or company access moves it, so a principal cached at one value is still true while it holds.
+     */
+    async authVersion(): Promise<number> {
+      const row = (await db('auth_version').where({ id: 1 }).first('version')) as {
+        version: number | string;
+      };
+      return Number(row.version);
+    },
     /** A token with its user and the user's firm, in one query: the hot path of every request. */
     async findWithOwner(
       hash: string,
