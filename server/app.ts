@@ -1,7 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
 import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
 import { authenticate, bearerChallenge, PrincipalCache, type Resource } from '../auth/principal.ts';
@@ -97,40 +95,40 @@ export function routeOf(req: Request): string {
   return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
 }
 
-/** One access-log line per request at info: request id, principal, route, status and duration. */
+/**
+ * One access-log line per request at info: request id, principal, route, status and duration. The
+ * line's fields are known and hold no secret, so it skips the redaction every other line goes through.
+ */
 function requestIdAndAccessLog(app: express.Express, { logger }: AppDeps): void {
-  const line = (req: IncomingMessage, res: ServerResponse, duration: number) => {
-    const r = req as Request;
-    const s = res as Response;
-    return {
-      principal_id: (s.locals.principalId as string | undefined) ?? null,
-      method: r.method,
-      route: routeOf(r),
-      status: s.statusCode,
-      duration_ms: duration,
+  const access = pinoFor(logger).child({}, { redact: [] });
+  app.use((req, res, next) => {
+    const started = Date.now();
+    const sent = req.headers['x-request-id'];
+    const id = typeof sent === 'string' && requestIdPattern.test(sent) ? sent : newId();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    let logged = false;
+    // 'finish' once the response went out; 'close' alone when the client left before it did.
+    const line = () => {
+      if (logged) return;
+      logged = true;
+      if (!access.isLevelEnabled('info')) return;
+      access.info(
+        {
+          request_id: id,
+          principal_id: (res.locals.principalId as string | undefined) ?? null,
+          method: req.method,
+          route: routeOf(req),
+          status: res.statusCode,
+          duration_ms: Date.now() - started,
+        },
+        'request',
+      );
     };
-  };
-  app.use(
-    pinoHttp({
-      logger: pinoFor(logger),
-      quietReqLogger: true,
-      quietResLogger: true,
-      customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
-      genReqId: (req, res) => {
-        const sent = req.headers['x-request-id'];
-        const id = typeof sent === 'string' && requestIdPattern.test(sent) ? sent : newId();
-        (res as Response).locals.requestId = id;
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: () => 'info',
-      customSuccessMessage: () => 'request',
-      customErrorMessage: () => 'request',
-      customSuccessObject: (req, res, val: { duration_ms: number }) => line(req, res, val.duration_ms),
-      // The error itself is logged once by the error stage; the access line stays the same shape.
-      customErrorObject: (req, res, _err, val: { duration_ms: number }) => line(req, res, val.duration_ms),
-    }),
-  );
+    res.once('finish', line);
+    res.once('close', line);
+    next();
+  });
 }
 
 function requestMetrics(app: express.Express, { metrics }: AppDeps): void {
@@ -270,9 +268,25 @@ function toolContext(
     principal,
     repos,
     clock,
-    logger: logger.child({ request_id: requestId }),
+    logger: lazyChild(logger, { request_id: requestId }),
     requestId,
     publicUrl: config.publicUrl,
+  };
+}
+
+/** A child logger made on its first line: most requests never log through theirs. */
+function lazyChild(logger: Logger, fields: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const get = () => {
+    child ??= logger.child(fields);
+    return child;
+  };
+  return {
+    debug: (msg, f) => get().debug(msg, f),
+    info: (msg, f) => get().info(msg, f),
+    warn: (msg, f) => get().warn(msg, f),
+    error: (msg, f) => get().error(msg, f),
+    child: (f) => get().child(f),
   };
 }
 
