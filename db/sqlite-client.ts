@@ -8,7 +8,31 @@ type TransactionClass = new (
 ) => {
   query(conn: unknown, sql: string): Promise<unknown>;
 };
-type ClientClass = new (config: Knex.Config) => object;
+type ClientClass = new (
+  config: Knex.Config,
+) => {
+  _query(connection: unknown, obj: unknown): Promise<unknown>;
+};
+
+/** The slice of a better-sqlite3 connection and statement this file uses. */
+interface Statement {
+  reader: boolean;
+  all(bindings: unknown[]): unknown[];
+  run(bindings: unknown[]): { lastInsertRowid: number | bigint; changes: number };
+}
+interface Connection {
+  prepare(sql: string): Statement;
+}
+interface QueryObject {
+  sql?: string;
+  bindings?: unknown[];
+  options?: { safeIntegers?: boolean };
+  response?: unknown;
+  context?: { lastID: number | bigint; changes: number };
+}
+
+/** Statements kept per connection; a query shape used less recently than this many others is prepared again. */
+const STATEMENTS_PER_CONNECTION = 500;
 
 const require = createRequire(import.meta.url);
 const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as ClientClass;
@@ -26,9 +50,53 @@ class ImmediateTransaction extends SqliteTransaction {
   }
 }
 
-/** knex's better-sqlite3 client whose transactions begin with BEGIN IMMEDIATE. */
+/**
+ * knex's better-sqlite3 client whose transactions begin with BEGIN IMMEDIATE, and which prepares each
+ * query shape once per connection (knex prepares every query again; SQLite re-prepares a kept statement
+ * itself when the schema changes).
+ */
 export class ImmediateSqliteClient extends BetterSqlite3Client {
   transaction(...args: unknown[]) {
     return new ImmediateTransaction(this, ...args);
   }
+
+  override async _query(connection: unknown, query: unknown): Promise<unknown> {
+    const obj = query as QueryObject;
+    // Queries that ask for BigInts keep knex's own path, which sets it on a fresh statement.
+    if (!obj.sql || !connection || obj.options?.safeIntegers !== undefined)
+      return super._query(connection, obj);
+    const statement = prepared(connection as Connection, obj.sql);
+    const bindings = (obj.bindings ?? []).map((b) =>
+      b instanceof Date ? b.valueOf() : typeof b === 'boolean' ? Number(b) : b,
+    );
+    if (statement.reader) {
+      obj.response = statement.all(bindings);
+      return obj;
+    }
+    const response = statement.run(bindings);
+    obj.response = response;
+    obj.context = { lastID: response.lastInsertRowid, changes: response.changes };
+    return obj;
+  }
+}
+
+// Kept by connection (knex runs a transaction's queries through a copy of the client, so not on it).
+const statements = new WeakMap<Connection, Map<string, Statement>>();
+
+function prepared(connection: Connection, sql: string): Statement {
+  let kept = statements.get(connection);
+  if (!kept) {
+    kept = new Map();
+    statements.set(connection, kept);
+  }
+  let statement = kept.get(sql);
+  if (statement) {
+    // Most recently used last, so the first is the one to drop.
+    kept.delete(sql);
+  } else {
+    statement = connection.prepare(sql);
+    if (kept.size >= STATEMENTS_PER_CONNECTION) kept.delete(kept.keys().next().value as string);
+  }
+  kept.set(sql, statement);
+  return statement;
 }
