@@ -146,7 +146,19 @@ export async function serveRoute(route: Route, ctx: ToolContext, req: Request, r
     res.status(200).type('text/csv; charset=utf-8').send(toCsv(rows));
     return;
   }
-  res.status(route.status ?? 200).json(payload(route, ctx, req, result));
+  sendJson(res, route.status ?? 200, payload(route, ctx, req, result));
+}
+
+/**
+ * A JSON answer written directly: what express's res.json writes for a body (ETags are off), without
+ * its content negotiation and freshness checks, which a read's answer never needs.
+ */
+function sendJson(res: Response, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(res.req.method === 'HEAD' ? undefined : json);
 }
 
 /** The tool input of one request: the query, then the body, then the path parameters (which win). */

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { mcpBearerChallenge, mcpOAuthUrls } from '../auth/mcp-oauth/metadata.ts';
@@ -161,8 +162,25 @@ function metricsEndpoint(app: express.Express, { config, metrics }: AppDeps): vo
   });
 }
 
+/**
+ * helmet's headers (without a content security policy, which the pages set themselves). They are the
+ * same on every response, so helmet runs once at start-up and one stage sets what it set.
+ */
 function securityHeaders(app: express.Express): void {
-  app.use(helmet({ contentSecurityPolicy: false }));
+  const headers: [string, string][] = [];
+  const capture = {
+    setHeader: (name: string, value: string) => headers.push([name, value]),
+    removeHeader: () => {},
+  };
+  helmet({ contentSecurityPolicy: false })(
+    {} as IncomingMessage,
+    capture as unknown as ServerResponse,
+    () => {},
+  );
+  app.use((_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  });
 }
 
 function frontDoor(app: express.Express, { config }: AppDeps): void {
