@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import type { Logger } from '../core/logger.ts';
+import { CountCache } from './count-cache.ts';
 import { migrationSource } from './migrations/index.ts';
 import { ImmediateSqliteClient } from './sqlite-client.ts';
 
@@ -47,7 +48,10 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
     });
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
-  return knexFactory({
+  const countCache = new CountCache();
+  const config: Knex.Config & { countCache: CountCache } = {
+    // Read back by countCacheOf (db/count-cache.ts); knex keeps its config as given.
+    countCache,
     log,
     client: ImmediateSqliteClient as unknown as typeof knexFactory.Client,
     connection: { filename },
@@ -61,10 +65,13 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
         conn.pragma(`synchronous = ${synchronous}`);
         conn.pragma('foreign_keys = ON');
         conn.pragma('busy_timeout = 5000');
+        // A new connection's change counters start again: totals kept under the old ones must go.
+        countCache.clear();
         done(null, conn);
       },
     },
-  });
+  };
+  return knexFactory(config);
 }
 
 export async function migrateLatest(db: Knex): Promise<string[]> {

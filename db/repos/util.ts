@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { countCacheOf } from '../count-cache.ts';
 import type { Counted, Page } from '../types.ts';
 
 export type QB = Knex.QueryBuilder;
@@ -32,10 +33,11 @@ export async function countAndPage<T>(
   order: (qb: QB) => QB,
   select: (qb: QB) => QB = (qb) => qb.select('*'),
 ): Promise<Counted<T>> {
-  const countRow = (await base.clone().clearSelect().clearOrder().count({ n: '*' }).first()) as
-    | { n: number | string }
-    | undefined;
-  const count = Number(countRow?.n ?? 0);
+  const countQuery = base.clone().clearSelect().clearOrder().count({ n: '*' });
+  const cache = countCacheOf(countQuery);
+  const count = cache
+    ? await cache.count(countQuery)
+    : Number(((await countQuery.first()) as { n: number | string } | undefined)?.n ?? 0);
   if (count === 0 || page.offset >= count) return { count, rows: [] };
   const rows = (await order(select(base.clone())).limit(page.limit).offset(page.offset)) as T[];
   return { count, rows };

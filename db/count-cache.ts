@@ -1,0 +1,51 @@
+import type { Knex } from 'knex';
+
+/**
+ * The totals of list queries on SQLite, kept while the database is unchanged. A count walks every
+ * matching row, so it costs as much as the history it counts (a company with eight times the data
+ * counts eight times as long), while the page after it does not. The database's state is the pair
+ * (`total_changes()`, `data_version`) of the one connection: the first moves with every row this
+ * connection writes, the second whenever another process commits. A total is used only under the state it
+ * was counted at; a count that raced a write is stored under the older state, which never comes back.
+ * Counts inside a transaction are never kept (its writes may yet roll back), and a new connection starts
+ * from an empty cache, since its counters start again.
+ */
+export class CountCache {
+  readonly #entries = new Map<string, { state: string; n: number }>();
+
+  constructor(readonly maxEntries = 2_000) {}
+
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  /** The count of `query` (a `count({ n: '*' })` builder), from the cache when the database is unchanged. */
+  async count(query: Knex.QueryBuilder): Promise<number> {
+    const client = query.client as Knex.Client & { transacting?: boolean };
+    if (client.transacting) return countNow(query);
+    const { sql, bindings } = query.toSQL();
+    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+    const rows = (await client.raw(
+      'select total_changes() as c, data_version as v from pragma_data_version',
+    )) as { c: number; v: number }[];
+    const state = `${rows[0]!.c}:${rows[0]!.v}`;
+    const kept = this.#entries.get(key);
+    if (kept?.state === state) return kept.n;
+    const n = countNow(query);
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+    const counted = await n;
+    this.#entries.set(key, { state, n: counted });
+    return counted;
+  }
+}
+
+async function countNow(query: Knex.QueryBuilder): Promise<number> {
+  const row = (await query.first()) as { n: number | string } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+/** The cache of a SQLite database opened by openDb; none on PostgreSQL, which has no such cheap state of the whole database. */
+export function countCacheOf(query: Knex.QueryBuilder): CountCache | undefined {
+  return (query.client.config as { countCache?: CountCache }).countCache;
+}

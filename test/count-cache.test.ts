@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { openDb } from '../db/knex.ts';
+import { countAndPage } from '../db/repos/util.ts';
+import { sqliteTestDb, type TestDb } from './helpers/db.ts';
+
+// On SQLite a list's total is kept while the database is unchanged. Whatever changes it — a write on
+// this connection, a commit by another connection or process, a transaction's own uncommitted rows —
+// the next total must be the true one.
+
+describe('list totals kept on SQLite while the database is unchanged', () => {
+  let t: TestDb;
+  let other: Knex;
+  const page = { limit: 10, offset: 0 };
+  const firm = 'f1';
+
+  /** The total of the firm's companies through the same path every list takes. */
+  const total = (db: Knex) =>
+    countAndPage(db('companies').where('firm_id', firm), page, (qb) => qb.orderBy('id')).then((r) => r.count);
+
+  /** The statements `run` sends to the database. */
+  async function statements(db: Knex, run: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const listen = (q: { sql: string }) => sent.push(q.sql);
+    db.on('query', listen);
+    try {
+      await run();
+    } finally {
+      db.off('query', listen);
+    }
+    return sent;
+  }
+
+  const company = (id: string) => ({
+    id,
+    firm_id: firm,
+    slug: id,
+    name: `Company ${id}`,
+    reporting_currency: 'USD',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  });
+
+  before(async () => {
+    t = await sqliteTestDb();
+    await t.db('firms').insert({
+      id: firm,
+      slug: 'firm',
+      name: 'Firm',
+      preferred_currency: 'USD',
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    await t.db('companies').insert([company('c1'), company('c2')]);
+    other = openDb(t.url);
+  });
+  after(async () => {
+    await other?.destroy();
+    await t?.drop();
+  });
+
+  it('counts once and answers the same total again without counting while nothing changed', async () => {
+    expect(await total(t.db)).to.equal(2);
+    const again = await statements(t.db, async () => expect(await total(t.db)).to.equal(2));
+    expect(again.filter((sql) => sql.includes('count('))).to.deep.equal([]);
+    expect(again.some((sql) => sql.includes('companies'))).to.equal(true, 'the page is still read');
+  });
+
+  it('counts again after a write on the same connection', async () => {
+    await total(t.db);
+    await t.db('companies').insert(company('c3'));
+    expect(await total(t.db)).to.equal(3);
+    await t.db('companies').where({ id: 'c3' }).delete();
+    expect(await total(t.db)).to.equal(2);
+  });
+
+  it('counts again after another connection commits (another process, a second node)', async () => {
+    expect(await total(t.db)).to.equal(2);
+    await other('companies').insert(company('c4'));
+    expect(await total(t.db)).to.equal(3);
+    await other('companies').where({ id: 'c4' }).update({ firm_id: firm, name: 'Renamed' });
+    await other('companies').where({ id: 'c4' }).delete();
+    expect(await total(t.db)).to.equal(2);
+  });
+
+  it("counts a transaction's own rows inside it, and the committed total after it rolls back", async () => {
+    expect(await total(t.db)).to.equal(2);
+    await t.db
+      .transaction(async (trx) => {
+        await trx('companies').insert(company('c5'));
+        expect(await total(trx)).to.equal(3);
+        throw new Error('roll back');
+      })
+      .catch((err: Error) => expect(err.message).to.equal('roll back'));
+    expect(await total(t.db)).to.equal(2);
+    expect(await total(other)).to.equal(2);
+  });
+
+  it('keeps totals of different filters apart', async () => {
+    const named = (name: string) =>
+      countAndPage(t.db('companies').where('firm_id', firm).where('name', name), page, (qb) =>
+        qb.orderBy('id'),
+      ).then((r) => r.count);
+    expect(await named('Company c1')).to.equal(1);
+    expect(await named('nobody')).to.equal(0);
+    expect(await total(t.db)).to.equal(2);
+  });
+});
