@@ -35,6 +35,12 @@ export class CategoryIndex {
     return new CategoryIndex(await ctx.repos.metrics.categories(ctx.principal.firm.id));
   }
 
+  /** The categories of a filter; the category table is read only when the filter names some. */
+  static async select(ctx: ToolContext, values: readonly string[] | undefined, field: string) {
+    if (!values?.length) return { named: [] } satisfies CategorySelection;
+    return (await CategoryIndex.load(ctx)).selectCategories(values, field);
+  }
+
   private unknown(field: string, value: string, candidates: string[], what: string): FieldError {
     const suggestion =
       what === 'category' ? suggestCategory(value, candidates) : nearestName(value, candidates)?.name;

@@ -47,8 +47,11 @@ export const getCompanyMetrics = defineTool({
       throw InvalidInput.field('from_date', `must not be after to_date (${input.to_date})`);
     }
     const companyIds = await visibleCompanyIds(ctx, input.company_ids);
-    const categories = await CategoryIndex.load(ctx);
-    const selection = categories.selectCategories(input.category ? [input.category] : undefined, 'category');
+    const selection = await CategoryIndex.select(
+      ctx,
+      input.category ? [input.category] : undefined,
+      'category',
+    );
     checkCadenceFits(input.cadence, selection.named, 'cadence');
     const paging = { page: input.page, per_page: MAX_PER_PAGE };
     const preferred = ctx.principal.firm.preferred_currency;

@@ -37,8 +37,11 @@ export const getCompanyRecentMetrics = defineTool({
   annotations: readOnly,
   async handler(ctx, input) {
     const [companyId] = await visibleCompanyIds(ctx, [input.company_id]);
-    const categories = await CategoryIndex.load(ctx);
-    const selection = categories.selectCategories(input.category ? [input.category] : undefined, 'category');
+    const selection = await CategoryIndex.select(
+      ctx,
+      input.category ? [input.category] : undefined,
+      'category',
+    );
     const preferred = ctx.principal.firm.preferred_currency;
     const rows = await ctx.repos.metrics.recent(
       ctx.principal.scope,
