@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   type RateLimiterAbstract,
   RateLimiterMemory,
@@ -89,8 +89,12 @@ export function createLimiter(
   };
 }
 
-/** A Redis client that fails fast while the server is away, so requests never wait on it. */
-export function connectRedis(url: string, logger: Logger): Redis {
+/**
+ * A Redis client that fails fast while the server is away, so requests never wait on it. The client
+ * library is loaded only here: a node without REDIS_URL never loads it.
+ */
+export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -173,7 +177,7 @@ const METADATA_FETCHES_PER_MINUTE = 20;
 /** Failed attempts one address may make per minute over all accounts, as a multiple of the per-account limit. */
 const ADDRESS_FAILURE_FACTOR = 5;
 
-export function createLimits(
+export async function createLimits(
   options: {
     perMinute: number;
     failuresPerMinute?: number;
@@ -181,8 +185,8 @@ export function createLimits(
     redisUrl?: string;
   },
   logger: Logger,
-): Limits {
-  const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
+): Promise<Limits> {
+  const redis = options.redisUrl ? await connectRedis(options.redisUrl, logger) : undefined;
   const perAccount = options.failuresPerMinute ?? 10;
   const tooManyFailures = (retry: number) => `too many failed attempts; wait ${retry} s before trying again`;
   return {

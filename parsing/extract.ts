@@ -1,7 +1,24 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { strFromU8, unzipSync } from 'fflate';
-import mammoth from 'mammoth';
-import { getDocumentProxy, extractText as pdfText } from 'unpdf';
+import type mammoth from 'mammoth';
+
+// The readers of PDF, DOCX and XLSX are large: each is loaded the first time a file of its kind is parsed.
+let pdfReader: Promise<typeof import('unpdf')> | undefined;
+let docxReader: Promise<typeof mammoth> | undefined;
+let xlsxReader: Promise<typeof ExcelJS> | undefined;
+const loadPdfReader = () => {
+  pdfReader ??= import('unpdf');
+  return pdfReader;
+};
+const loadDocxReader = () => {
+  // CommonJS modules: the module's exports are the default export.
+  docxReader ??= import('mammoth').then((m) => (m as unknown as { default: typeof mammoth }).default);
+  return docxReader;
+};
+const loadXlsxReader = () => {
+  xlsxReader ??= import('exceljs').then((m) => (m as unknown as { default: typeof ExcelJS }).default);
+  return xlsxReader;
+};
 
 /** What parsing a file came to: its text, or why there is none. */
 export type Extraction =
@@ -90,6 +107,7 @@ function detect(bytes: Buffer, contentType: string, filename: string): Format {
 }
 
 async function fromPdf(bytes: Buffer): Promise<{ text: string; pages: number }> {
+  const { getDocumentProxy, extractText: pdfText } = await loadPdfReader();
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
@@ -106,7 +124,7 @@ async function fromPdf(bytes: Buffer): Promise<{ text: string; pages: number }> 
 }
 
 async function fromDocx(bytes: Buffer): Promise<string> {
-  const result = await mammoth.extractRawText({ buffer: bytes });
+  const result = await (await loadDocxReader()).extractRawText({ buffer: bytes });
   return result.value;
 }
 
@@ -129,7 +147,7 @@ function sheetsAsText(sheets: { name: string; rows: string[][] }[]): string {
 const flat = (s: string) => s.replace(/[\t\r\n]+/g, ' ').trim();
 
 async function fromXlsx(bytes: Buffer): Promise<{ text: string; pages: number }> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadXlsxReader()).Workbook();
   // exceljs's own Buffer type predates Node's generic Buffer.
   await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   const sheets = workbook.worksheets.map((ws) => {

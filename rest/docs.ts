@@ -1,7 +1,6 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
-import { openApiDocument } from './openapi.ts';
 import { routes } from './routes.ts';
 
 const assets = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
@@ -35,9 +34,13 @@ const init = `window.ui = SwaggerUIBundle({
 export function docsRouter(publicUrl: () => string): Router {
   const router = express.Router();
   let cached: { url: string; body: string } | undefined;
-  router.get('/openapi.json', (_req, res) => {
+  router.get('/openapi.json', async (_req, res) => {
     const url = publicUrl();
-    if (cached?.url !== url) cached = { url, body: JSON.stringify(openApiDocument(routes, url)) };
+    if (cached?.url !== url) {
+      // The generator (zod-openapi) is loaded by the first request for the document, not at start-up.
+      const { openApiDocument } = await import('./openapi.ts');
+      cached = { url, body: JSON.stringify(openApiDocument(routes, url)) };
+    }
     res.type('application/json').send(cached.body);
   });
   router.get('/docs', (_req, res) => {

@@ -28,7 +28,6 @@ import { multipartBody } from '../rest/upload.ts';
 import type { ToolContext } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { InsufficientScope, ToolError, Unauthenticated } from '../tools/errors.ts';
-import { checkMcpCallScope, handleMcpRequest } from '../tools/mcp.ts';
 import type { Config } from './config.ts';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
@@ -338,6 +337,13 @@ function methodNotAllowed(app: express.Express, path: string, methods: string[],
   });
 }
 
+/** The MCP server (the SDK and the tool catalogue) is loaded by the first /mcp request, not at start-up. */
+let mcpModule: Promise<typeof import('../tools/mcp.ts')> | undefined;
+const loadMcp = () => {
+  mcpModule ??= import('../tools/mcp.ts');
+  return mcpModule;
+};
+
 function mcpEndpoint(app: express.Express, deps: AppDeps): void {
   const options = {
     writeTools: deps.config.mcpWriteTools,
@@ -350,7 +356,8 @@ function mcpEndpoint(app: express.Express, deps: AppDeps): void {
     protectedRoute(
       deps,
       'mcp',
-      (ctx, req, res) => {
+      async (ctx, req, res) => {
+        const { checkMcpCallScope, handleMcpRequest } = await loadMcp();
         checkMcpCallScope(req.body, ctx.principal, options.writeTools);
         return handleMcpRequest(ctx, options, req, res, req.body);
       },

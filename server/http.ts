@@ -69,14 +69,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const clock = options.clock ?? systemClock;
   const limits: Limits =
     options.limits ??
-    createLimits(
+    (await createLimits(
       {
         perMinute: config.rateLimitPerMinute,
         registrationsPerMinute: config.mcpRegistrationsPerMinute,
         redisUrl: config.redisUrl,
       },
       logger,
-    );
+    ));
   // Rate limits are shared from the first request on when Redis answers within 2 s of start-up.
   await limits.connected(2000);
   let closing: Promise<void> | undefined;

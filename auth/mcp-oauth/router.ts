@@ -1,8 +1,10 @@
-import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
-import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
-import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
-import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Repos } from '../../db/repos/index.ts';
@@ -57,6 +59,15 @@ function limitPerAddress(limiter: Limiter, applies: (req: Request) => Promise<bo
   };
 }
 
+/** A handler built on its first request: the SDK's handlers (and cors, their rate limiter) load only when used. */
+function onFirstUse(build: () => Promise<RequestHandler>): RequestHandler {
+  let handler: Promise<RequestHandler> | undefined;
+  return (req, res, next) => {
+    handler ??= build();
+    handler.then((h) => h(req, res, next)).catch(next);
+  };
+}
+
 /**
  * The authorization server of the MCP endpoint, mounted at the root: RFC 9728 and RFC 8414
  * metadata, and the SDK's authorize, token, register and revoke handlers over our provider. The
@@ -101,24 +112,45 @@ export function mcpOAuthRouter(options: McpOAuthOptions): Router {
   router.get('/.well-known/oauth-authorization-server', metadata(authorizationServerMetadata));
 
   const form = express.urlencoded({ extended: false, limit: '16kb' });
-  router.use('/authorize', form, limitFetches, authorizationHandler({ provider, rateLimit: false }));
+  router.use(
+    '/authorize',
+    form,
+    limitFetches,
+    onFirstUse(async () => {
+      const { authorizationHandler } = await import(
+        '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js'
+      );
+      return authorizationHandler({ provider, rateLimit: false });
+    }),
+  );
   router.use(
     '/token',
     form,
     limitFetches,
     clientAuthentication(clientsStore, options.failures),
-    tokenHandler({ provider, rateLimit: false }),
+    onFirstUse(async () => {
+      const { tokenHandler } = await import('@modelcontextprotocol/sdk/server/auth/handlers/token.js');
+      return tokenHandler({ provider, rateLimit: false });
+    }),
   );
   router.use(
     '/register',
     limitPerAddress(options.registrations, (req) => req.method === 'POST'),
-    clientRegistrationHandler({ clientsStore, clientSecretExpirySeconds: 0, rateLimit: false }),
+    onFirstUse(async () => {
+      const { clientRegistrationHandler } = await import(
+        '@modelcontextprotocol/sdk/server/auth/handlers/register.js'
+      );
+      return clientRegistrationHandler({ clientsStore, clientSecretExpirySeconds: 0, rateLimit: false });
+    }),
   );
   router.use(
     '/revoke',
     form,
     clientAuthentication(clientsStore, options.failures),
-    revocationHandler({ provider, rateLimit: false }),
+    onFirstUse(async () => {
+      const { revocationHandler } = await import('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js');
+      return revocationHandler({ provider, rateLimit: false });
+    }),
   );
   return router;
 }

@@ -1,17 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import cliProgress from 'cli-progress';
-import { type ImportCounts, ImportRejected, importData } from '../../db/import.ts';
+import type { ImportCounts } from '../../db/import.ts';
 import { defineCommand, output } from '../command.ts';
 import { CliError } from '../errors.ts';
-import { parseImportFile } from '../import.ts';
 
 /** At most this many problems are printed; the rest are counted. */
 const SHOWN_PROBLEMS = 20;
 
 /** A progress bar on stderr when it is a terminal; nothing at all otherwise (pipes, logs, tests). */
-function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
+async function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
   if (!stream.isTTY) return { update() {}, end() {} };
+  const cliProgress = (await import('cli-progress')).default;
   const bar = new cliProgress.SingleBar(
     { stream, format: `${label} [{bar}] {percentage}% {value}/{total}`, hideCursor: true },
     cliProgress.Presets.legacy,
@@ -41,6 +40,11 @@ export const importCommand = defineCommand({
   },
   arguments: { FILE: 'a JSON bundle (.json) or a metrics CSV (.csv)' },
   async run(ctx, args) {
+    // The importer and its parsers are loaded here, not with the command table: other commands never need them.
+    const [{ ImportRejected, importData }, { parseImportFile }] = await Promise.all([
+      import('../../db/import.ts'),
+      import('../import.ts'),
+    ]);
     const file = args.positionals[0]!;
     const firm = await ctx.repos.firms.getBySlug(args.need('firm'));
     if (!firm)
@@ -54,7 +58,7 @@ export const importCommand = defineCommand({
       );
     }
     const parsed = parseImportFile(basename(file), content);
-    const bar = progressBar(`importing ${basename(file)}`);
+    const bar = await progressBar(`importing ${basename(file)}`);
     let counts: ImportCounts;
     try {
       counts = await importData(ctx.db, firm, parsed.data, {
