@@ -2,12 +2,13 @@ import knexFactory, { type Knex } from 'knex';
 import type { Logger } from '../core/logger.ts';
 import { CountCache } from './count-cache.ts';
 import { migrationSource } from './migrations/index.ts';
+import { PreparingPgClient } from './pg-client.ts';
 import { ImmediateSqliteClient } from './sqlite-client.ts';
 
 export type Db = Knex;
 
 export function isPostgres(db: Knex): boolean {
-  return db.client.config.client === 'pg';
+  return (db.client as { dialect?: string }).dialect === 'postgresql';
 }
 
 /** FULL: an acknowledged write survives power loss. NORMAL (in WAL mode): it survives a process crash only. */
@@ -40,7 +41,7 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return knexFactory({
       log,
-      client: 'pg',
+      client: PreparingPgClient as unknown as typeof knexFactory.Client,
       connection: url,
       pool: { min: 0, max: 10 },
       // Fail a request after 5 s without a connection (database down or pool exhausted): a 503, not a hang.

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { Knex } from 'knex';
+
+// knex publishes no types for its dialect classes; this is the member this file relies on.
+type ClientClass = new (
+  config: Knex.Config,
+) => {
+  _query(connection: unknown, obj: unknown): Promise<unknown>;
+};
+
+const require = createRequire(import.meta.url);
+const PgClient = require('knex/lib/dialects/postgres/index.js') as ClientClass;
+
+/** The slice of a pg client this file uses: pg keeps the text of each statement it prepared by name. */
+interface Connection {
+  connection?: {
+    parsedStatements: Record<string, string>;
+    submittedNamedStatements?: Record<string, string>;
+  };
+  query(text: string): Promise<unknown>;
+}
+interface QueryObject {
+  sql?: string;
+  bindings?: unknown[];
+  options?: Record<string, unknown>;
+}
+
+/** Statements one connection keeps prepared; beyond that, new query shapes run unnamed as knex sends them. */
+const STATEMENTS_PER_CONNECTION = 1_000;
+/** Only plain data statements of a bounded shape are named (a long IN list is a shape of its own). */
+const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
+const MAX_NAMED_BINDINGS = 100;
+
+// What each connection prepared here (knex runs a transaction's queries through a copy of the client).
+const named = new WeakMap<Connection, Set<string>>();
+
+/**
+ * knex's PostgreSQL client, which prepares each query shape once per connection: knex sends every query
+ * unnamed, so PostgreSQL parses and plans its text each time; a named statement is parsed once and
+ * then only bound and executed. A table changed under a kept statement (another node migrating)
+ * makes PostgreSQL refuse it ("cached plan must not change result type"): the statement is then
+ * dropped and the query runs again unnamed.
+ */
+export class PreparingPgClient extends PgClient {
+  override async _query(connection: unknown, query: unknown): Promise<unknown> {
+    const obj = query as QueryObject;
+    const conn = connection as Connection;
+    const name = statementName(conn, obj);
+    if (!name) return super._query(connection, obj);
+    obj.options = { ...obj.options, name };
+    try {
+      return await super._query(connection, obj);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '0A000') throw err;
+      named.get(conn)?.delete(name);
+      if (conn.connection) {
+        delete conn.connection.parsedStatements[name];
+        delete conn.connection.submittedNamedStatements?.[name];
+      }
+      await conn.query(`deallocate "${name}"`).catch(() => {});
+      const { name: _dropped, ...options } = obj.options;
+      obj.options = options;
+      return super._query(connection, obj);
+    }
+  }
+}
+
+function statementName(conn: Connection, obj: QueryObject): string | undefined {
+  if (!obj.sql || obj.options?.name !== undefined || !NAMEABLE.test(obj.sql)) return undefined;
+  if ((obj.bindings?.length ?? 0) > MAX_NAMED_BINDINGS || !conn.connection?.parsedStatements)
+    return undefined;
+  let kept = named.get(conn);
+  if (!kept) {
+    kept = new Set();
+    named.set(conn, kept);
+  }
+  const name = `pds_${createHash('sha1').update(obj.sql).digest('base64url')}`;
+  if (kept.has(name)) return name;
+  if (kept.size >= STATEMENTS_PER_CONNECTION) return undefined;
+  kept.add(name);
+  return name;
+}
