@@ -1,3 +1,4 @@
+import { BoundedMap } from '../core/bounded-map.ts';
 import type { Clock } from '../core/clock.ts';
 import {
   ALL_SCOPES,
@@ -68,13 +69,15 @@ interface Resolved {
  * token, user, firm, sign-in and company-access reads. Entries also expire after `ttlMs`.
  */
 export class PrincipalCache {
-  readonly #entries = new Map<string, Resolved & { cachedAt: number }>();
+  readonly #entries: BoundedMap<string, Resolved & { cachedAt: number }>;
   #version: number | undefined;
 
   constructor(
     readonly ttlMs = 60_000,
-    readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    this.#entries = new BoundedMap(maxEntries);
+  }
 
   get(hash: string, version: number, nowMs: number): Resolved | undefined {
     if (version !== this.#version) {
@@ -90,16 +93,7 @@ export class PrincipalCache {
 
   set(hash: string, version: number, nowMs: number, resolved: Resolved): void {
     if (version !== this.#version) return;
-    if (this.#entries.size >= this.maxEntries) {
-      // The oldest entry goes (a Map iterates in insertion order).
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     this.#entries.set(hash, { ...resolved, cachedAt: nowMs });
-  }
-
-  get size(): number {
-    return this.#entries.size;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { BoundedMap } from '../core/bounded-map.ts';
 
 /**
  * The totals of list queries on SQLite, kept while the database is unchanged. A count walks every
@@ -11,9 +12,11 @@ import type { Knex } from 'knex';
  * from an empty cache, since its counters start again.
  */
 export class CountCache {
-  readonly #entries = new Map<string, { state: string; n: number }>();
+  readonly #entries: BoundedMap<string, { state: string; n: number }>;
 
-  constructor(readonly maxEntries = 2_000) {}
+  constructor(maxEntries = 2_000) {
+    this.#entries = new BoundedMap(maxEntries);
+  }
 
   clear(): void {
     this.#entries.clear();
@@ -31,10 +34,8 @@ export class CountCache {
     const state = `${rows[0]!.c}:${rows[0]!.v}`;
     const kept = this.#entries.get(key);
     if (kept?.state === state) return kept.n;
-    const n = countNow(query);
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
-    const counted = await n;
+    // The statement compiled for the key runs as is, rather than being compiled again.
+    const counted = Number(((await client.raw(sql, bindings)) as { n: number | string }[])[0]?.n ?? 0);
     this.#entries.set(key, { state, n: counted });
     return counted;
   }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import { BoundedMap } from '../core/bounded-map.ts';
 
 // knex publishes no types for its dialect classes; these are the two members this file relies on.
 type TransactionClass = new (
@@ -81,22 +82,18 @@ export class ImmediateSqliteClient extends BetterSqlite3Client {
 }
 
 // Kept by connection (knex runs a transaction's queries through a copy of the client, so not on it).
-const statements = new WeakMap<Connection, Map<string, Statement>>();
+const statements = new WeakMap<Connection, BoundedMap<string, Statement>>();
 
 function prepared(connection: Connection, sql: string): Statement {
   let kept = statements.get(connection);
   if (!kept) {
-    kept = new Map();
+    kept = new BoundedMap(STATEMENTS_PER_CONNECTION);
     statements.set(connection, kept);
   }
   let statement = kept.get(sql);
-  if (statement) {
-    // Most recently used last, so the first is the one to drop.
-    kept.delete(sql);
-  } else {
+  if (!statement) {
     statement = connection.prepare(sql);
-    if (kept.size >= STATEMENTS_PER_CONNECTION) kept.delete(kept.keys().next().value as string);
+    kept.set(sql, statement);
   }
-  kept.set(sql, statement);
   return statement;
 }
