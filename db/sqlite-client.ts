@@ -13,6 +13,7 @@ type ClientClass = new (
   config: Knex.Config,
 ) => {
   _query(connection: unknown, obj: unknown): Promise<unknown>;
+  _formatBindings(bindings: unknown[] | undefined): unknown[];
 };
 
 /** The slice of a better-sqlite3 connection and statement this file uses. */
@@ -67,9 +68,7 @@ export class ImmediateSqliteClient extends BetterSqlite3Client {
     if (!obj.sql || !connection || obj.options?.safeIntegers !== undefined)
       return super._query(connection, obj);
     const statement = prepared(connection as Connection, obj.sql);
-    const bindings = (obj.bindings ?? []).map((b) =>
-      b instanceof Date ? b.valueOf() : typeof b === 'boolean' ? Number(b) : b,
-    );
+    const bindings = this._formatBindings(obj.bindings);
     if (statement.reader) {
       obj.response = statement.all(bindings);
       return obj;
