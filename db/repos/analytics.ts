@@ -204,6 +204,84 @@ export function analyticsRepo(db: Knex) {
       return { request, reports };
     },
 
+    /**
+     * Per company, the figures of one category in its latest budget (by budget date, then the newest
+     * created: the budget get_budget_variance compares by default), oldest first; archived figures left out.
+     */
+    async latestBudgetFigures(
+      scope: Scope,
+      companyIds: readonly string[],
+      category: string,
+    ): Promise<Map<string, { budget_id: string; budget_name: string; figures: AnalyticsDatum[] }>> {
+      const out = new Map<string, { budget_id: string; budget_name: string; figures: AnalyticsDatum[] }>();
+      for (const ids of chunk(companyIds, 500)) {
+        const budgets = (await scoped(db('budgets'), scope, 'budgets')
+          .whereIn('budgets.company_id', ids as string[])
+          .orderBy([
+            { column: 'budgets.company_id' },
+            { column: 'budgets.date', order: 'desc' },
+            { column: 'budgets.created_at', order: 'desc' },
+            { column: 'budgets.id' },
+          ])
+          .select('budgets.id', 'budgets.company_id', 'budgets.name')) as {
+          id: string;
+          company_id: string;
+          name: string;
+        }[];
+        const latest = new Map<string, { id: string; name: string }>();
+        for (const b of budgets) if (!latest.has(b.company_id)) latest.set(b.company_id, b);
+        if (latest.size === 0) continue;
+        const byBudget = new Map([...latest].map(([companyId, b]) => [b.id, companyId]));
+        const rows = (await db('metric_data')
+          .where('metric_data.firm_id', scope.firmId)
+          .whereIn('metric_data.budget_id', [...byBudget.keys()])
+          .where('metric_data.category_id', standardCategoryId(category))
+          .whereNull('metric_data.deleted_at')
+          .orderBy([{ column: 'metric_data.date' }, { column: 'metric_data.id' }])
+          .select(
+            'metric_data.id',
+            'metric_data.budget_id',
+            'metric_data.cadence',
+            'metric_data.date',
+            'metric_data.value',
+            'metric_data.currency',
+            'metric_data.archived',
+            'metric_data.created_at',
+            'metric_data.updated_at',
+          )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & { budget_id: string; archived: unknown })[];
+        for (const [companyId, b] of latest)
+          out.set(companyId, { budget_id: b.id, budget_name: b.name, figures: [] });
+        for (const { budget_id, ...r } of rows) {
+          if (bool(r.archived)) continue;
+          out.get(byBudget.get(budget_id)!)!.figures.push({ ...r, category, archived: false });
+        }
+      }
+      return out;
+    },
+
+    /** The funds each company is in, with the fund's name, ordered by fund name. */
+    async companyFunds(
+      firmId: string,
+      companyIds: readonly string[],
+    ): Promise<{ company_id: string; fund_id: string; fund_name: string }[]> {
+      const out: { company_id: string; fund_id: string; fund_name: string }[] = [];
+      for (const ids of chunk(companyIds, 500)) {
+        out.push(
+          ...((await db('company_funds')
+            .join('funds', 'funds.id', 'company_funds.fund_id')
+            .where('funds.firm_id', firmId)
+            .whereIn('company_funds.company_id', ids as string[])
+            .orderBy([{ column: 'funds.name' }, { column: 'funds.id' }])
+            .select('company_funds.company_id', 'company_funds.fund_id', 'funds.name as fund_name')) as {
+            company_id: string;
+            fund_id: string;
+            fund_name: string;
+          }[]),
+        );
+      }
+      return out;
+    },
+
     /** Every rate of the firm into `to`, ordered by currency and date. */
     async allFxRates(firmId: string, to: string): Promise<FxRateRow[]> {
       return (await db('fx_rates')

@@ -54,16 +54,17 @@ export const SUMMARY_CATEGORIES = [...KEY, ...COMPONENTS];
 /**
  * The categories behind the portfolio figures (cash, ARR, TTM revenue and its growth, net burn, runway,
  * burn multiple, gross margin, headcount) with how many months before the as-of month each must be read
- * from: trailing figures on quarterly rows reach 14 months back, revenue's previous TTM 26.
+ * from: trailing figures on quarterly rows reach 14 months back, revenue's previous TTM 26, the base of
+ * ARR's and headcount's change over 12 months 23.
  */
 export const PORTFOLIO_LOOKBACK: ReadonlyMap<string, number> = new Map([
   ['revenue', 26],
   ['net_burn', 14],
   ['gross_profit', 14],
   ['net_new_arr', 14],
-  ['arr', 12],
+  ['arr', 23],
   ['cash_in_bank', 11],
-  ['headcount', 11],
+  ['headcount', 23],
 ]);
 
 /** The first month a summary as of `asOf` reads: the TTM before the TTM, on quarterly rows, reaches 26 months back. */
