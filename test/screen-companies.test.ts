@@ -12,17 +12,6 @@ import { api, startTestServer } from './helpers/server.ts';
 const T = '2026-01-05T00:00:00.000Z';
 const stocks = new Set(STANDARD_CATEGORIES.filter((c) => c.pointInTime).map((c) => c.name));
 
-interface PFigure {
-  value: string | null;
-  unit: string;
-  as_of_month: string | null;
-  currency: string | null;
-  converted_value: string | null;
-  converted_currency: string | null;
-  fx_rate: string | null;
-  fx_rate_date: string | null;
-  reason: string | null;
-}
 interface Row {
   company_id: string;
   name: string;
@@ -31,7 +20,23 @@ interface Row {
   reporting_currency: string;
   last_reported_month: string | null;
   stale: boolean;
+  null_reasons?: Record<string, string>;
+  growth_currency?: string | null;
+  budget_period?: string | null;
   [figure: string]: unknown;
+}
+interface Stats {
+  values: number;
+  sum: string | null;
+  median: string | null;
+  min: string | null;
+  max: string | null;
+}
+interface Group {
+  key: string | null;
+  fund_name?: string;
+  count: number;
+  stats: Record<string, Stats>;
 }
 interface Screen {
   count: number;
@@ -40,8 +45,23 @@ interface Screen {
   has_more: boolean;
   firm_latest_month: string | null;
   currency: string;
+  columns: string[];
   results: Row[];
+  groups?: Group[];
+  total?: Group;
 }
+
+const BASE = [
+  'cash_in_bank',
+  'arr',
+  'revenue_ttm',
+  'revenue_growth_yoy',
+  'net_burn_avg_3m',
+  'runway_months',
+  'burn_multiple',
+  'gross_margin_ttm',
+  'headcount',
+];
 
 function monthEnd(ym: string): string {
   const [y, m] = ym.split('-').map(Number) as [number, number];
@@ -237,7 +257,7 @@ for (const dialect of dialects) {
       return (res.content as { text: string }[])[0]!.text;
     }
 
-    const fig = (row: Row, name: string) => row[name] as PFigure;
+    const fig = (row: Row, name: string) => row[name] as string | null;
 
     before(async () => {
       t = await dialect.open();
@@ -337,6 +357,117 @@ for (const dialect of dialects) {
         created_at: T,
         updated_at: T,
       });
+      // ARR a year apart: Aurora 1,000,000 → 1,250,000 USD (+25 %); Borealis 1,000,000 → 1,100,000 EUR (+10 %),
+      // in USD 1,000,000 at 1.00 → 1,320,000 at 1.20 (+32 %): the ranking turns over in the firm's currency.
+      await t.db('fx_rates').insert({
+        id: newId(),
+        firm_id: fx.firmA.id,
+        from_currency: 'EUR',
+        to_currency: 'USD',
+        date: '2023-06-01',
+        rate: '1.00',
+      });
+      await put(ids.a!, 'arr', '2024-12', '1000000.00', 'USD');
+      await put(ids.a!, 'arr', '2025-12', '1250000.00', 'USD');
+      await put(ids.b!, 'arr', '2024-12', '1000000.00', 'EUR');
+      await put(ids.b!, 'arr', '2025-12', '1100000.00', 'EUR');
+      await put(ids.a!, 'headcount', '2024-12', '10', null);
+      // Aurora is in both funds.
+      await t.db('company_funds').insert({ company_id: ids.a!, fund_id: fx.fundA });
+      // Aurora's latest budget: revenue 40,000 for 2025-11, 62,500 for 2025-12, and a month not yet reported.
+      const older = newId();
+      const plan = newId();
+      await t.db('budgets').insert([
+        {
+          id: older,
+          firm_id: fx.firmA.id,
+          company_id: ids.a!,
+          name: 'Old plan',
+          date: '2024-01-01',
+          created_at: T,
+        },
+        {
+          id: plan,
+          firm_id: fx.firmA.id,
+          company_id: ids.a!,
+          name: 'Plan 2025',
+          date: '2025-01-01',
+          created_at: T,
+        },
+      ]);
+      const budgetRow = (budgetId: string, ym: string, value: string) => ({
+        id: newId(),
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        category_id: standardCategoryId('revenue'),
+        cadence: 'month',
+        date: monthEnd(ym),
+        value,
+        currency: 'USD',
+        budget_id: budgetId,
+        detailed_source: '',
+        archived: false,
+        deleted_at: null,
+        created_at: T,
+        updated_at: T,
+      });
+      await t
+        .db('metric_data')
+        .insert([
+          budgetRow(older, '2025-12', '1.00'),
+          budgetRow(plan, '2025-11', '40000.00'),
+          budgetRow(plan, '2025-12', '62500.00'),
+          budgetRow(plan, '2026-01', '99999.00'),
+        ]);
+      // Aurora's cap table: a round at 9,000,000 pre-money + 1,000,000 with 1,000,000 fully diluted shares;
+      // Alpha Fund II holds 100,000 shares bought for 1,000,000 USD, priced 20 USD since.
+      const cash = (prefix: string, value: string) => ({
+        [`${prefix}_value`]: value,
+        [`${prefix}_currency`]: 'USD',
+        [`${prefix}_fx_rate`]: null,
+        [`${prefix}_is_custom_rate`]: false,
+      });
+      const round = newId();
+      await t.db('financings').insert({
+        id: round,
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        name: 'Series A',
+        closing_date: '2024-01-01',
+        round_size_converted_value: null,
+        fully_diluted_shares: '1000000',
+        is_crypto: false,
+        created_at: T,
+        ...cash('pre_money', '9000000'),
+        ...cash('round_size', '1000000'),
+      });
+      await t.db('share_classes').insert({
+        id: newId(),
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        financing_id: round,
+        purchase_type: 'primary',
+        type: 'preferred',
+        name: 'A',
+        include_in_fair_value: true,
+        created_at: T,
+        ...cash('price_per_share', '20'),
+      });
+      await t.db('securities').insert({
+        id: newId(),
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        fund_id: fundB,
+        financing_id: null,
+        share_class_id: null,
+        type: 'certificate',
+        issue_date: '2024-01-01',
+        details: JSON.stringify({
+          investment_amount: { value: '1000000', currency: 'USD', fx_rate: null, is_custom_rate: false },
+          shares: '100000',
+        }),
+        created_at: T,
+      });
       server = await startTestServer(t.db);
       mcp = await mcpClient(server.url, fx.admin.pat);
     });
@@ -349,6 +480,7 @@ for (const dialect of dialects) {
 
     it('answers "the five active companies with the shortest runway" in one call, matching the raw metrics', async () => {
       const res = await call<Screen>({ status: 'active', sort_by: 'runway_months', per_page: 5 });
+      expect(res.columns).to.deep.equal(['arr', 'arr_growth_yoy', 'revenue_ttm', 'runway_months']);
       const active = specs.filter((s) => s.status === 'active');
       const expected = active
         .map((s) => ({ name: s.name, runway: rawRunway(s) }))
@@ -358,7 +490,7 @@ for (const dialect of dialects) {
       expect(res.results.map((r) => r.name)).to.deep.equal(expected.map((r) => r.name));
       res.results.forEach((row, i) => {
         expect(row.status).to.equal('active');
-        expect(Number(fig(row, 'runway_months').value)).to.be.closeTo(expected[i]!.runway!, 0.005);
+        expect(Number(fig(row, 'runway_months'))).to.be.closeTo(expected[i]!.runway!, 0.005);
       });
       // 8 active companies of this test plus the fixture's 3 active companies without data.
       expect(res.count).to.equal(active.length + 3);
@@ -369,7 +501,7 @@ for (const dialect of dialects) {
     it('puts rows whose sort figure is null last, in both directions', async () => {
       for (const sort_by of ['runway_months', '-runway_months']) {
         const res = await call<Screen>({ sort_by, per_page: 100 });
-        const values = res.results.map((r) => fig(r, 'runway_months').value);
+        const values = res.results.map((r) => fig(r, 'runway_months'));
         const firstNull = values.indexOf(null);
         expect(firstNull).to.be.greaterThan(0);
         expect(values.slice(firstNull).every((v) => v === null)).to.equal(true);
@@ -378,21 +510,24 @@ for (const dialect of dialects) {
         expect(numbers).to.deep.equal(sorted);
       }
       const gale = (await call<Screen>({ per_page: 100 })).results.find((r) => r.name === 'Gale')!;
-      expect(fig(gale, 'runway_months').reason).to.match(/not burning/);
+      expect(gale.runway_months).to.equal(null);
+      expect(gale.null_reasons!.runway_months).to.match(/not burning/);
     });
 
-    it('gives every figure the same value as get_company_financial_summary', async () => {
-      const res = await call<Screen>({ per_page: 100 });
-      const pairs: [string, (s: Record<string, unknown>) => unknown][] = [
-        ['cash_in_bank', (s) => (s.latest as Record<string, { value: string | null }>).cash_in_bank!.value],
-        ['arr', (s) => (s.latest as Record<string, { value: string | null }>).arr!.value],
-        ['headcount', (s) => (s.latest as Record<string, { value: string | null }>).headcount!.value],
-        ['revenue_ttm', (s) => (s.ttm_revenue as PFigure).value],
-        ['revenue_growth_yoy', (s) => (s.revenue_growth_yoy as PFigure).value],
-        ['net_burn_avg_3m', (s) => (s.net_burn_avg_3m as PFigure).value],
-        ['runway_months', (s) => (s.runway_months as PFigure).value],
-        ['burn_multiple', (s) => (s.burn_multiple as PFigure).value],
-        ['gross_margin_ttm', (s) => (s.gross_margin_ttm as PFigure).value],
+    it('gives every figure the same value as get_company_financial_summary, money in the firm currency', async () => {
+      const res = await call<Screen>({ per_page: 100, columns: BASE });
+      type F = { value: string | null; converted: { value: string | null } | null };
+      const latest = (s: Record<string, unknown>, k: string) => (s.latest as Record<string, F>)[k]!;
+      const pairs: [string, (s: Record<string, unknown>) => F][] = [
+        ['cash_in_bank', (s) => latest(s, 'cash_in_bank')],
+        ['arr', (s) => latest(s, 'arr')],
+        ['headcount', (s) => latest(s, 'headcount')],
+        ['revenue_ttm', (s) => s.ttm_revenue as F],
+        ['revenue_growth_yoy', (s) => s.revenue_growth_yoy as F],
+        ['net_burn_avg_3m', (s) => s.net_burn_avg_3m as F],
+        ['runway_months', (s) => s.runway_months as F],
+        ['burn_multiple', (s) => s.burn_multiple as F],
+        ['gross_margin_ttm', (s) => s.gross_margin_ttm as F],
       ];
       for (const row of res.results) {
         const summary = await call<Record<string, unknown>>(
@@ -400,39 +535,24 @@ for (const dialect of dialects) {
           mcp,
           'get_company_financial_summary',
         );
-        for (const [name, pick] of pairs)
-          expect(fig(row, name).value, `${row.name} ${name}`).to.equal(pick(summary));
+        for (const [name, pick] of pairs) {
+          const f = pick(summary);
+          const expected = f.value === null ? null : (f.converted?.value ?? f.value);
+          expect(fig(row, name), `${row.name} ${name}`).to.equal(expected);
+        }
       }
       const aurora = res.results.find((r) => r.name === 'Aurora')!;
-      expect(fig(aurora, 'revenue_ttm').value).to.equal('600000.00');
-      expect(fig(aurora, 'net_burn_avg_3m').value).to.equal('100000.00');
-      expect(fig(aurora, 'runway_months').value).to.equal('6.00');
-      expect(fig(aurora, 'runway_months').as_of_month).to.equal('2025-12');
+      expect(fig(aurora, 'revenue_ttm')).to.equal('600000.00');
+      expect(fig(aurora, 'net_burn_avg_3m')).to.equal('100000.00');
+      expect(fig(aurora, 'runway_months')).to.equal('6.00');
     });
 
-    it("shows money as reported and in the firm's currency with the rate and its date", async () => {
-      const res = await call<Screen>({ reporting_currency: 'EUR', per_page: 100 });
+    it("gives money in the firm's currency at the rate on or before the end of its month", async () => {
+      const res = await call<Screen>({ reporting_currency: 'EUR', per_page: 100, columns: ['cash_in_bank'] });
       expect(res.results.map((r) => r.name)).to.deep.equal(['Borealis', 'Eddy', 'Exit Ltd']);
       expect(res.currency).to.equal('USD');
-      const borealis = res.results[0]!;
-      expect(fig(borealis, 'cash_in_bank')).to.deep.include({
-        value: '1000000.00',
-        currency: 'EUR',
-        converted_value: '1200000.00',
-        converted_currency: 'USD',
-        fx_rate: '1.20',
-        fx_rate_date: '2025-12-15',
-        as_of_month: '2025-12',
-      });
-      // Non-money figures carry no currency.
-      expect(fig(borealis, 'runway_months')).to.deep.include({ currency: null, converted_value: null });
-      const aurora = (await call<Screen>({ per_page: 100 })).results.find((r) => r.name === 'Aurora')!;
-      expect(fig(aurora, 'cash_in_bank')).to.deep.include({
-        value: '600000.00',
-        currency: 'USD',
-        converted_value: '600000.00',
-        fx_rate: '1',
-      });
+      // 1,000,000 EUR at the 2025-12-15 rate of 1.20, not the later 9.99.
+      expect(fig(res.results[0]!, 'cash_in_bank')).to.equal('1200000.00');
     });
 
     it('sorts money by its value in the firm currency', async () => {
@@ -451,7 +571,7 @@ for (const dialect of dialects) {
       expect(byName.get('Cirrus')).to.deep.include({ stale: false, last_reported_month: '2025-11' });
       expect(byName.get('Acme Analytics')).to.deep.include({ stale: true, last_reported_month: null });
       // The stale company's figures are still its own, as of its last month.
-      expect(fig(byName.get('Wreck')!, 'cash_in_bank').as_of_month).to.equal('2023-06');
+      expect(fig(byName.get('Wreck')!, 'revenue_ttm')).to.equal('1200.00');
 
       const stale = await call<Screen>({ stale: true, status: 'active', per_page: 100 });
       expect(stale.results.map((r) => r.name)).to.deep.equal([
@@ -498,6 +618,266 @@ for (const dialect of dialects) {
       expect(await callError({ sort_by: 'runway' })).to.match(/runway_months/);
     });
 
+    it('ranks by ARR growth in the reporting currency or in the firm currency', async () => {
+      const columns = ['arr', 'arr_growth_yoy', 'arr_growth_yoy_firm_currency'];
+      const own = await call<Screen>({ status: 'active', sort_by: '-arr_growth_yoy', per_page: 2, columns });
+      expect(own.results.map((r) => r.name)).to.deep.equal(['Aurora', 'Borealis']);
+      const [aurora, borealis] = own.results as [Row, Row];
+      expect(fig(aurora, 'arr_growth_yoy')).to.equal((((1250000 - 1000000) / 1000000) * 100).toFixed(2));
+      expect(fig(borealis, 'arr_growth_yoy')).to.equal((((1100000 - 1000000) / 1000000) * 100).toFixed(2));
+      expect(fig(borealis, 'arr_growth_yoy_firm_currency')).to.equal(
+        (((1100000 * 1.2 - 1000000 * 1.0) / (1000000 * 1.0)) * 100).toFixed(2),
+      );
+      expect(fig(aurora, 'arr_growth_yoy_firm_currency')).to.equal('25.00');
+      // Growth in the reporting currency needs no growth_currency; ARR itself is in USD.
+      expect(borealis.growth_currency).to.equal(undefined);
+      expect(fig(borealis, 'arr')).to.equal('1320000.00');
+      const firm = await call<Screen>({
+        status: 'active',
+        sort_by: '-arr_growth_yoy_firm_currency',
+        per_page: 2,
+        columns,
+      });
+      expect(firm.results.map((r) => r.name)).to.deep.equal(['Borealis', 'Aurora']);
+      // Revenue is flat in EUR (80,000 a month) but grew in USD: 960,000 × 1.00 → 960,000 × 1.20.
+      const revenue = await call<Screen>({
+        reporting_currency: 'EUR',
+        columns: ['revenue_growth_yoy', 'revenue_growth_yoy_firm_currency'],
+      });
+      expect(revenue.results[0]).to.deep.include({
+        name: 'Borealis',
+        revenue_growth_yoy: '0.00',
+        revenue_growth_yoy_firm_currency: '20.00',
+      });
+    });
+
+    it('names the currency of growth where money reported in several currencies was converted first', async () => {
+      await put(ids.e!, 'revenue', '2025-12', '1.00', 'USD');
+      try {
+        const res = await call<Screen>({ sector: 'climate', columns: ['revenue_growth_yoy'] });
+        const eddy = res.results.find((r) => r.name === 'Eddy')!;
+        expect(eddy.reporting_currency).to.equal('EUR');
+        expect(eddy.growth_currency).to.equal('USD');
+      } finally {
+        await t.db('metric_data').where({ company_id: ids.e!, currency: 'USD' }).delete();
+      }
+    });
+
+    it('gives the change in headcount over 12 months in people and percent', async () => {
+      const res = await call<Screen>({
+        sector: 'saas',
+        columns: ['headcount', 'headcount_change_12m', 'headcount_change_12m_pct'],
+      });
+      const aurora = res.results.find((r) => r.name === 'Aurora')!;
+      expect(aurora).to.deep.include({
+        headcount: '12',
+        headcount_change_12m: String(12 - 10),
+        headcount_change_12m_pct: (((12 - 10) / 10) * 100).toFixed(2),
+      });
+      const haze = res.results.find((r) => r.name === 'Haze')!;
+      expect(haze.headcount_change_12m).to.equal(null);
+      expect(haze.null_reasons!.headcount_change_12m).to.match(/2024-12/);
+    });
+
+    it('compares revenue with the latest budget in its latest period with actuals, as get_budget_variance does', async () => {
+      const columns = ['budget_revenue', 'budget_revenue_actual', 'budget_revenue_variance_pct'];
+      const res = await call<Screen>({ sector: 'saas', columns, sort_by: 'budget_revenue_variance_pct' });
+      const aurora = res.results[0]!;
+      expect(aurora).to.deep.include({
+        name: 'Aurora',
+        budget_period: '2025-12',
+        budget_revenue: '62500.00',
+        budget_revenue_actual: '50000.00',
+        budget_revenue_variance_pct: (((50000 - 62500) / 62500) * 100).toFixed(2),
+      });
+      const variance = await call<{ results: { period: string; variance_pct: string | null }[] }>(
+        { company_id: ids.a!, category: 'revenue' },
+        mcp,
+        'get_budget_variance',
+      );
+      const row = variance.results.find((r) => r.period === '2025-12')!;
+      expect(aurora.budget_revenue_variance_pct).to.equal(row.variance_pct);
+      const haze = res.results.find((r) => r.name === 'Haze')!;
+      expect(haze.budget_revenue).to.equal(null);
+      expect(haze.null_reasons!.budget_revenue).to.equal('the company has no budget');
+    });
+
+    it('gives valuation, ownership, MOIC and fair value from the cap table, as get_investment_metrics does', async () => {
+      const columns = ['post_money_valuation', 'ownership_pct', 'moic', 'fair_value'];
+      const res = await call<Screen>({ columns, sort_by: '-post_money_valuation', per_page: 2 });
+      const aurora = res.results[0]!;
+      expect(aurora.name).to.equal('Aurora');
+      expect(Number(aurora.post_money_valuation)).to.equal(9000000 + 1000000);
+      expect(aurora.ownership_pct).to.equal(((100000 / 1000000) * 100).toFixed(2));
+      expect(Number(aurora.fair_value)).to.equal(100000 * 20);
+      expect(Number(aurora.moic)).to.equal((100000 * 20) / 1000000);
+      const { metrics } = await call<{ metrics: Record<string, unknown>[] }>(
+        { company_ids: [ids.a!] },
+        mcp,
+        'get_investment_metrics',
+      );
+      expect(metrics[0]).to.deep.include({
+        moic: aurora.moic,
+        fair_value: aurora.fair_value,
+        post_money_valuation: aurora.post_money_valuation,
+      });
+      // A company the funds hold nothing of: null with the reason, sorted last.
+      expect(res.results[1]!.post_money_valuation).to.equal(null);
+      expect(res.results[1]!.null_reasons!.post_money_valuation).to.match(/hold no security/);
+    });
+
+    it('withholds ownership, MOIC and fair value from a caller without the cap-table permission', async () => {
+      const viewer = await mcpClient(server.url, fx.viewer.pat);
+      try {
+        const res = await call<Screen>(
+          { sector: 'saas', columns: ['post_money_valuation', 'ownership_pct', 'moic', 'fair_value'] },
+          viewer,
+        );
+        const aurora = res.results.find((r) => r.name === 'Aurora')!;
+        expect(Number(aurora.post_money_valuation)).to.equal(10000000);
+        for (const f of ['ownership_pct', 'moic', 'fair_value']) {
+          expect(aurora[f]).to.equal(null);
+          expect(aurora.null_reasons![f]).to.match(/cap-table permission/);
+        }
+      } finally {
+        await viewer.close();
+      }
+    });
+
+    it('keeps only the rows every filter holds for; a null figure fails every filter', async () => {
+      const under = await call<Screen>({
+        status: 'active',
+        columns: ['runway_months'],
+        filters: [{ figure: 'runway_months', op: 'lt', value: 12 }],
+        sort_by: 'runway_months',
+      });
+      const expected = specs
+        .filter((s) => s.status === 'active')
+        .filter((s) => rawRunway(s) !== null && rawRunway(s)! < 12)
+        .sort((a, b) => rawRunway(a)! - rawRunway(b)!)
+        .map((s) => s.name);
+      expect(under.results.map((r) => r.name)).to.deep.equal(expected);
+      expect(under.count).to.equal(expected.length);
+      const between = await call<Screen>({
+        columns: ['runway_months', 'revenue_ttm'],
+        filters: [
+          { figure: 'runway_months', op: 'gte', value: 6 },
+          { figure: 'runway_months', op: 'lte', value: 10 },
+          { figure: 'revenue_ttm', op: 'ne', value: 600000 },
+        ],
+      });
+      const names = specs
+        .filter((s) => rawRunway(s) !== null && rawRunway(s)! >= 6 && rawRunway(s)! <= 10)
+        .filter((s) => s.revenue * 12 * (s.currency === 'EUR' ? 1.2 : 1) !== 600000)
+        .map((s) => s.name)
+        .sort();
+      expect(between.results.map((r) => r.name)).to.deep.equal(names);
+      // Gale is not burning: its runway is null, so it passes neither a filter nor its negation.
+      for (const op of ['eq', 'ne', 'gt', 'lt']) {
+        const res = await call<Screen>({
+          filters: [{ figure: 'runway_months', op, value: 1 }],
+          sector: 'saas',
+        });
+        expect(res.results.map((r) => r.name)).to.not.include('Gale');
+      }
+    });
+
+    it('returns only the chosen columns, with reasons for the null ones', async () => {
+      const res = await call<Screen>({ columns: ['headcount', 'moic'], sector: 'health' });
+      for (const row of res.results) {
+        const figures = Object.keys(row).filter(
+          (k) =>
+            ![
+              'company_id',
+              'name',
+              'status',
+              'sector',
+              'reporting_currency',
+              'last_reported_month',
+              'stale',
+              'null_reasons',
+            ].includes(k),
+        );
+        expect(figures).to.deep.equal(['headcount', 'moic']);
+        for (const [k, reason] of Object.entries(row.null_reasons ?? {})) {
+          expect(row[k]).to.equal(null);
+          expect(reason).to.be.a('string').and.not.equal('');
+        }
+      }
+    });
+
+    it('totals per group: count, and sum, median, min and max of each column over the companies with a value', async () => {
+      const rows = (await call<Screen>({ columns: ['revenue_ttm', 'runway_months'] })).results;
+      const res = await call<Screen>({ group_by: 'sector', columns: ['revenue_ttm', 'runway_months'] });
+      expect(res.results).to.deep.equal([]);
+      const expectStats = (stats: Stats, values: (string | null)[]) => {
+        const known = values
+          .filter((v): v is string => v !== null)
+          .map(Number)
+          .sort((a, b) => a - b);
+        expect(stats.values).to.equal(known.length);
+        if (known.length === 0) return expect(stats.sum).to.equal(null);
+        const mid = Math.floor(known.length / 2);
+        const median = known.length % 2 ? known[mid]! : (known[mid - 1]! + known[mid]!) / 2;
+        expect(Number(stats.sum)).to.be.closeTo(
+          known.reduce((a, b) => a + b, 0),
+          0.005,
+        );
+        expect(Number(stats.median)).to.be.closeTo(median, 0.005);
+        expect(Number(stats.min)).to.equal(known[0]);
+        expect(Number(stats.max)).to.equal(known.at(-1));
+      };
+      const sectors = [...new Set(rows.map((r) => r.sector))].sort();
+      expect(res.groups!.map((g) => g.key)).to.deep.equal(sectors);
+      for (const g of res.groups!) {
+        const members = rows.filter((r) => r.sector === g.key);
+        expect(g.count).to.equal(members.length);
+        for (const col of ['revenue_ttm', 'runway_months'])
+          expectStats(
+            g.stats[col]!,
+            members.map((r) => fig(r, col)),
+          );
+      }
+      expect(res.total!.count).to.equal(rows.length);
+      expectStats(
+        res.total!.stats.revenue_ttm!,
+        rows.map((r) => fig(r, 'revenue_ttm')),
+      );
+      // SaaS revenue TTM in USD: Aurora 600,000, Borealis 960,000 EUR × 1.20, Gale 2,400,000, Haze 1,080,000, Wreck 1,200.
+      expect(res.groups!.find((g) => g.key === 'SaaS')!.stats.revenue_ttm!.sum).to.equal('5233200.00');
+    });
+
+    it('counts a company in two funds in both fund groups', async () => {
+      const res = await call<Screen>({ group_by: 'fund', columns: ['revenue_ttm'], per_page: 100 });
+      const a = res.groups!.find((g) => g.key === fx.fundA)!;
+      const b = res.groups!.find((g) => g.key === fundB)!;
+      expect(b).to.deep.include({ fund_name: 'Alpha Fund II', count: 2 });
+      const inA = (await call<Screen>({ fund_id: fx.fundA })).count;
+      expect(a.count).to.equal(inA);
+      expect((await call<Screen>({ fund_id: fx.fundA })).results.map((r) => r.name)).to.include('Aurora');
+      expect(res.groups!.reduce((n, g) => n + g.count, 0)).to.equal(res.total!.count + 1);
+      expect(res.results.length).to.equal(res.total!.count);
+    });
+
+    it('rejects an unknown column, filter figure or operator, naming the field', async () => {
+      const bad = async (args: Record<string, unknown>, field: RegExp) =>
+        expect(await callError(args)).to.match(field);
+      await bad({ columns: ['arr', 'arr_growth'] }, /columns\[1\]/);
+      await bad(
+        {
+          filters: [
+            { figure: 'arr', op: 'gt', value: 1 },
+            { figure: 'runway', op: 'lt', value: 12 },
+          ],
+        },
+        /filters\[1\]\.figure/,
+      );
+      await bad({ filters: [{ figure: 'arr', op: '<', value: 1 }] }, /filters\[0\]\.op/);
+      await bad({ filters: [{ figure: 'arr', op: 'lt', value: '12' }] }, /filters\[0\]\.value/);
+      await bad({ group_by: 'city' }, /group_by/);
+      await bad({ sort_by: '-arr_growth' }, /sort_by/);
+    });
+
     it('shows only the companies the caller can see', async () => {
       const restricted = await mcpClient(server.url, fx.restricted.pat);
       const other = await mcpClient(server.url, fx.other.pat);
@@ -528,6 +908,18 @@ for (const dialect of dialects) {
       expect(res.body.next).to.be.a('string');
       const bad = await api(server.url, '/v1/portfolio/screen/?sort_by=nope', { token: fx.admin.rest });
       expect(bad.status).to.equal(400);
+      expect(bad.body.errors[0].field).to.equal('sort_by');
+      const chosen = await api(server.url, '/v1/portfolio/screen/?columns=arr&columns=moic&page_size=1', {
+        token: fx.admin.rest,
+      });
+      expect(chosen.status, JSON.stringify(chosen.body)).to.equal(200);
+      expect(Object.keys(chosen.body.results[0])).to.include.members(['arr', 'moic']);
+      expect(Object.keys(chosen.body.results[0])).to.not.include('runway_months');
+      const unknown = await api(server.url, '/v1/portfolio/screen/?columns=arr&columns=nope', {
+        token: fx.admin.rest,
+      });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.errors[0].field).to.equal('columns[1]');
     });
   });
 }
