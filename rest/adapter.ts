@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ToolContext } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { InvalidInput, MissingParameter } from '../tools/errors.ts';
-import { runTool } from '../tools/run.ts';
+import { checkPermission, checkScope, runTool } from '../tools/run.ts';
 import type { ListResult } from '../tools/schemas/page.ts';
 import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
 import { toCsv } from './csv.ts';
@@ -193,6 +193,26 @@ function requireOneOf(route: Route, input: Record<string, unknown>, toQueryName:
   throw new MissingParameter(`missing ${first}: give ${[first, ...others].join(' or ')}`, [
     { field: first!, message: `is required${alternatives}` },
   ]);
+}
+
+/**
+ * The checks of an upload route that need not wait for its file: the tool's scope and permission on the
+ * principal alone (before the body), then the tool's own `authorize` on the path parameters and the form
+ * fields sent before the file, mapped as they will be for the tool.
+ */
+export async function authorizeUpload(
+  route: Route,
+  ctx: ToolContext,
+  req: Request,
+  soFar: { fields?: Record<string, string[]>; fileBytesAtLeast?: number },
+): Promise<void> {
+  if (!soFar.fields) {
+    checkScope(route.tool, ctx.principal);
+    checkPermission(route.tool, ctx);
+  }
+  const input = coerceQuery(route, soFar.fields ?? {}).input;
+  for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
+  await route.upload?.authorize?.(ctx, { input, fileBytesAtLeast: soFar.fileBytesAtLeast });
 }
 
 /** A tool result in the route's envelope. */

@@ -1,12 +1,14 @@
 import type { Request, Response } from 'express';
+import { cleanFileName } from '../core/file-name.ts';
 import type { ToolContext } from '../tools/context.ts';
 import { NotFound } from '../tools/errors.ts';
 import { requirePermission } from '../tools/run.ts';
 
 export const DOCUMENT_DOWNLOAD_PATH = '/v1/documents/:document_id/download/';
 
-/** `attachment` with an ASCII fallback name and the exact name in RFC 8187 form. */
-export function attachmentHeader(filename: string): string {
+/** `attachment` with an ASCII fallback name and the exact (clean) name in RFC 8187 form. */
+export function attachmentHeader(stored: string): string {
+  const filename = cleanFileName(stored);
   const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_') || 'download';
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }

@@ -1,25 +1,34 @@
 import { createHash } from 'node:crypto';
 import busboy from 'busboy';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { extensionList, extensionOf, type FileFormat, formatByName } from '../core/file-types.ts';
+import { extensionList, extensionOf, formatByName } from '../core/file-types.ts';
 import { InvalidInput, ToolError } from '../tools/errors.ts';
-import type { UploadedFile } from '../tools/schemas/upload.ts';
+import { type FileUpload, storedFileName, type UploadedFile } from '../tools/schemas/upload.ts';
 
 /** A route that takes one file in a multipart/form-data body, besides plain form fields. */
-export interface Upload {
-  /** The form field that carries the file. */
-  field: string;
-  /** The largest file accepted, in bytes. */
-  maxBytes: number;
-  /** The accepted formats: a file must have one of their extensions and content of that format. */
-  formats: readonly FileFormat[];
-}
+export type Upload = FileUpload;
+
+/**
+ * Refuses an upload (by throwing) on what is known before its file is read: called once before the
+ * body is read, with no fields, and again when the file part starts, with the fields sent before it.
+ */
+export type UploadGate = (
+  req: Request,
+  res: Response,
+  soFar: { fields?: Record<string, string[]>; fileBytesAtLeast?: number },
+) => Promise<void>;
 
 /** What a multipart body holds beyond the file: small text fields. */
 const FIELD_BYTES = 64 * 1024;
 const MAX_FIELDS = 20;
 /** Room for the form's boundaries, part headers and fields around the file. */
 const FORM_OVERHEAD = MAX_FIELDS * FIELD_BYTES;
+
+/**
+ * The most a form can hold besides its file: each field at its limit, and each part's headers at
+ * busboy's 16 KiB with a boundary line. What a Content-Length declares beyond it is the file's.
+ */
+const MOST_BESIDES_FILE = MAX_FIELDS * FIELD_BYTES + (MAX_FIELDS + 1) * (16 * 1024 + 128);
 
 /** Enough of a file's start to hold the signature of any accepted format. */
 const SIGNATURE_BYTES = 16;
@@ -47,7 +56,7 @@ function unsupported(upload: Upload, message: string): ToolError {
 
 /** The last part of a name a client may have sent with a directory (`C:\scans\deck.pdf`). */
 function baseName(filename: string): string {
-  return filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1).trim();
+  return filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1);
 }
 
 function hasBody(req: Request): boolean {
@@ -59,11 +68,12 @@ function hasBody(req: Request): boolean {
  * it), refused with 415 as soon as its name or its first bytes show a format not accepted, and the other
  * fields as text. `req.body` then holds the fields and a fingerprint of the file (its name, size and
  * SHA-256), which is what makes two requests the same for Idempotency-Key; the bytes are kept aside
- * for `uploadedFileOf`.
+ * for `uploadedFileOf`. A `gate` can refuse the request before the body is read, and again when the
+ * file part starts, on the fields sent before it: a refused file is dropped unread.
  */
-export function multipartBody(upload: Upload): RequestHandler {
+export function multipartBody(upload: Upload, gate?: UploadGate): RequestHandler {
   const accepted = extensionList(upload.formats);
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
       req.body = {};
       next();
@@ -79,8 +89,18 @@ export function multipartBody(upload: Upload): RequestHandler {
       );
       return;
     }
-    if (Number(req.get('Content-Length') ?? 0) > upload.maxBytes + FORM_OVERHEAD) {
+    const declared = Number(req.get('Content-Length') ?? 0);
+    if (declared > upload.maxBytes + FORM_OVERHEAD) {
       next(tooLarge(upload));
+      return;
+    }
+    try {
+      const fileBytesAtLeast = declared > MOST_BESIDES_FILE ? declared - MOST_BESIDES_FILE : undefined;
+      await gate?.(req, res, { fileBytesAtLeast });
+    } catch (err) {
+      // Refused before a byte of the body was read: what the client still sends is dropped.
+      req.resume();
+      next(err);
       return;
     }
     let parser: busboy.Busboy;
@@ -121,7 +141,14 @@ export function multipartBody(upload: Upload): RequestHandler {
         fail(InvalidInput.field(name, `is not a file field; send the file in the field "${upload.field}"`));
         return;
       }
-      const filename = baseName(info.filename ?? '');
+      let filename: string;
+      try {
+        filename = storedFileName(upload.field, baseName(info.filename ?? ''));
+      } catch (err) {
+        stream.resume();
+        fail(err as Error);
+        return;
+      }
       const format = formatByName(upload.formats, filename);
       if (!format) {
         stream.resume();
@@ -132,7 +159,10 @@ export function multipartBody(upload: Upload): RequestHandler {
         return;
       }
       const notOfFormat = () =>
-        unsupported(upload, `the content is not a ${format.extensions[0]} file, whatever its name says`);
+        unsupported(
+          upload,
+          `${JSON.stringify(filename)} is not a ${format.extensions[0]} file, whatever its name says`,
+        );
       const chunks: Buffer[] = [];
       let received = 0;
       let checked = false;
@@ -148,6 +178,10 @@ export function multipartBody(upload: Upload): RequestHandler {
           }
         }
       });
+      // A form that ends inside the file destroys its stream with an error: unheard, it would end the process.
+      stream.on('error', () =>
+        fail(InvalidInput.field('body', 'ended before the multipart body was complete')),
+      );
       stream.on('limit', () => {
         stream.resume();
         fail(tooLarge(upload));
@@ -159,6 +193,17 @@ export function multipartBody(upload: Upload): RequestHandler {
         else if (!format.matches(bytes)) fail(notOfFormat());
         else file = { filename, content_type: format.contentType, bytes };
       });
+      // The fields sent before the file (its company, say) may refuse it: it waits unread meanwhile.
+      if (gate && Object.keys(fields).length > 0) {
+        stream.pause();
+        gate(req, res, { fields: { ...fields } }).then(
+          () => stream.resume(),
+          (err: Error) => {
+            fail(err);
+            stream.resume();
+          },
+        );
+      }
     });
     parser.on('field', (name, value, info) => {
       if (name === upload.field) {

@@ -13,7 +13,7 @@ import type { Logger } from '../core/logger.ts';
 import type { Principal } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
-import { type Route, serveRoute } from '../rest/adapter.ts';
+import { authorizeUpload, type Route, serveRoute } from '../rest/adapter.ts';
 import { docsRouter } from '../rest/docs.ts';
 import {
   COMPANY_LOGO_PATH,
@@ -288,6 +288,7 @@ function toolContext(
     logger: lazyChild(logger, { request_id: requestId }),
     requestId,
     publicUrl: config.publicUrl,
+    documentStorageQuotaBytes: config.documentStorageQuotaBytes,
   };
 }
 
@@ -374,6 +375,8 @@ function restRoutes(app: express.Express, deps: AppDeps): void {
     [DOCUMENT_DOWNLOAD_PATH, ['GET']],
     [COMPANY_LOGO_PATH, ['GET']],
   ]);
+  // An upload is authorised on the principal protectedRoute admitted, before its file is read.
+  const contextOf = (res: Response) => toolContext(deps, res, res.locals.principal as Principal);
   for (const route of deps.routes ?? routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     const serve: Serve = (ctx, req, res) => serveRoute(route as Route, ctx, req, res);
@@ -381,7 +384,11 @@ function restRoutes(app: express.Express, deps: AppDeps): void {
     else {
       const method = route.method.toLowerCase() as 'post' | 'patch' | 'put' | 'delete';
       const body = route.upload
-        ? [multipartBody(route.upload)]
+        ? [
+            multipartBody(route.upload, (req, res, soFar) =>
+              authorizeUpload(route as Route, contextOf(res), req, soFar),
+            ),
+          ]
         : route.bodyLimit
           ? jsonBodyUpTo(route.bodyLimit)
           : jsonBody;

@@ -33,6 +33,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
   });
 
+  it('reads DOCUMENT_STORAGE_QUOTA_MB in MB, 10240 by default, and refuses a negative or fractional one', () => {
+    expect(loadConfig({}).documentStorageQuotaBytes).to.equal(10240 * 1024 * 1024);
+    expect(loadConfig({ DOCUMENT_STORAGE_QUOTA_MB: '50' }).documentStorageQuotaBytes).to.equal(
+      50 * 1024 * 1024,
+    );
+    expect(loadConfig({ DOCUMENT_STORAGE_QUOTA_MB: '0' }).documentStorageQuotaBytes).to.equal(0);
+    for (const bad of ['-1', '1.5', 'lots'])
+      expect(() => loadConfig({ DOCUMENT_STORAGE_QUOTA_MB: bad }), bad).to.throw(
+        ConfigError,
+        /DOCUMENT_STORAGE_QUOTA_MB/,
+      );
+  });
+
   it('drops a trailing slash from PUBLIC_URL', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://pds.example.com/' }).publicUrl).to.equal(
       'https://pds.example.com',

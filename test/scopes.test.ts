@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { authenticate } from '../auth/principal.ts';
+import { loadConfig } from '../server/config.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import type { ToolContext } from '../tools/context.ts';
@@ -111,6 +112,7 @@ for (const dialect of dialects) {
         logger: createLogger('silent'),
         requestId: 'r',
         publicUrl: server.url,
+        documentStorageQuotaBytes: loadConfig({}).documentStorageQuotaBytes,
       };
       let caught: unknown;
       try {

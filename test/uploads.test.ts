@@ -2,9 +2,13 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Ajv } from 'ajv';
 import { expect } from 'chai';
+import type { Request } from 'express';
 import { authenticate } from '../auth/principal.ts';
 import type { User } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
+import { authorizeUpload } from '../rest/adapter.ts';
+import { routes } from '../rest/routes.ts';
+import { loadConfig } from '../server/config.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import type { ToolContext } from '../tools/context.ts';
@@ -79,6 +83,72 @@ async function upload(
 }
 
 const fieldsOf = (body: { errors?: { field: string }[] }) => (body.errors ?? []).map((e) => e.field).sort();
+
+/** A PDF of `size` bytes. */
+const pdfOf = (size: number) => {
+  const content = Buffer.alloc(size, 0x20);
+  content.write(`%PDF-1.4\n% ${newId()}\n`, 0, 'latin1');
+  return content;
+};
+
+/** Multipart parts written by hand (boundary `b`), for what FormData cannot send or send slowly. */
+const multipart = { 'Content-Type': 'multipart/form-data; boundary=b' };
+const fieldPart = (name: string, value: string) =>
+  `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const filePart = (nameParameter: string) =>
+  `--b\r\nContent-Disposition: form-data; name="file"; ${nameParameter}\r\n` +
+  'Content-Type: application/octet-stream\r\n\r\n';
+const formEnd = '\r\n--b--\r\n';
+
+/**
+ * Declares a body of `total` bytes, sends `start` and then the rest slowly, 64 KiB at a time, until an
+ * answer arrives: resolves with the answer and how many bytes had been sent when it came.
+ */
+function answerWhileSending(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  start: string | Buffer,
+  total: number,
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
+): Promise<{ status: number; body: any; sent: number }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const req = request(
+      { hostname, port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(total) } },
+      (res) => {
+        answered = true;
+        const sentWhenAnswered = sent;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          req.destroy();
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text ? JSON.parse(text) : null,
+            sent: sentWhenAnswered,
+          });
+        });
+      },
+    );
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
+    const write = (chunk: Buffer) => {
+      sent += chunk.length;
+      req.write(chunk);
+    };
+    write(Buffer.from(start));
+    const filler = Buffer.alloc(64 * 1024, 0x20);
+    const timer = setInterval(() => {
+      if (answered || sent >= total) clearInterval(timer);
+      else write(filler.subarray(0, Math.min(filler.length, total - sent)));
+    }, 5);
+  });
+}
 
 for (const dialect of dialects) {
   describe(`uploads: POST /v1/documents/ and POST /v1/companies/{id}/logo/ (${dialect.name}) @db`, function () {
@@ -329,6 +399,23 @@ for (const dialect of dialects) {
         expect(await statusBeforeBody(headers, pngAsPdf)).to.equal(415);
       });
 
+      it('answers 400 to a form that ends inside its file, and goes on serving', async () => {
+        const before = await counts();
+        for (const fields of [fieldPart('company_id', fx.companies.acme.id), '']) {
+          const res = await fetch(`${server.url}/v1/documents/`, {
+            method: 'POST',
+            headers: { ...multipart, Authorization: `Bearer ${fx.editor.rest}` },
+            body: Buffer.concat([Buffer.from(fields + filePart('filename="cut.pdf"')), files.pdf()]),
+          });
+          expect(res.status).to.equal(400);
+          expect((await res.json()).errors).to.deep.equal([
+            { field: 'body', message: 'ended before the multipart body was complete' },
+          ]);
+        }
+        expect(await counts()).to.deep.equal(before);
+        expect((await api(server.url, '/v1/documents/', { token: fx.editor.rest })).status).to.equal(200);
+      });
+
       it('refuses a JSON body with 415 and asks for multipart/form-data', async () => {
         const res = await api(server.url, '/v1/documents/', {
           token: fx.editor.rest,
@@ -426,6 +513,7 @@ for (const dialect of dialects) {
           logger: createLogger('silent'),
           requestId: 'r',
           publicUrl: server.url,
+          documentStorageQuotaBytes: loadConfig({}).documentStorageQuotaBytes,
         };
         const before = await counts();
         for (const name of ['upload_document', 'upload_company_logo']) {
@@ -463,6 +551,227 @@ for (const dialect of dialects) {
         const other = await send(files.pdf());
         expect(other.status).to.equal(409);
         expect(await counts()).to.deep.equal(before);
+      });
+    });
+
+    describe('authorised before the file is read', () => {
+      // Within every route's size limit, so only the checks before the file can answer early.
+      const total = 4 * MiB;
+      const pdfStart = (companyId: string) =>
+        Buffer.concat([
+          Buffer.from(fieldPart('company_id', companyId) + filePart('filename="deck.pdf"')),
+          files.pdf(),
+        ]);
+
+      it('refuses a viewer and a user without documents with 403 while the file is still being sent, on every upload route', async () => {
+        const uploadRoutes = routes.filter((r) => r.upload);
+        expect(uploadRoutes.map((r) => r.path)).to.include.members([
+          '/v1/documents/',
+          '/v1/companies/:company_id/logo/',
+        ]);
+        const before = await counts();
+        for (const route of uploadRoutes) {
+          const path = route.path.replace(/:[a-z_]+/g, fx.companies.acme.id);
+          for (const [who, token] of [
+            ['viewer', fx.viewer.rest],
+            ['no documents', noDocuments],
+          ] as const) {
+            if (who === 'no documents' && route.tool.permission !== 'add_documents') continue;
+            const start = Buffer.concat([Buffer.from(filePart('filename="a.png"')), files.png()]);
+            const answer = await answerWhileSending(
+              server.url,
+              path,
+              { ...multipart, Authorization: `Bearer ${token}` },
+              start,
+              total,
+            );
+            expect(answer.status, `${who} ${path}`).to.equal(403);
+            expect(answer.body.code).to.equal('permission_denied');
+            expect(answer.sent, `${who} ${path}`).to.be.below(total);
+          }
+        }
+        const viewer = await answerWhileSending(
+          server.url,
+          '/v1/documents/',
+          { ...multipart, Authorization: `Bearer ${fx.viewer.rest}` },
+          pdfStart(fx.companies.acme.id),
+          total,
+        );
+        expect(viewer.body.detail).to.include('editor or admin');
+        expect(await counts()).to.deep.equal(before);
+      });
+
+      it('refuses a read-only token with insufficient_scope on every upload route from the principal alone', async () => {
+        const principal = await authenticate(
+          fx.repos,
+          { now: () => new Date() },
+          `Bearer ${fx.editor.rest}`,
+          'rest',
+        );
+        const ctx: ToolContext = {
+          principal: { ...principal, scopes: ['read'] },
+          repos: fx.repos,
+          clock: { now: () => new Date() },
+          logger: createLogger('silent'),
+          requestId: 'r',
+          publicUrl: server.url,
+          documentStorageQuotaBytes: loadConfig({}).documentStorageQuotaBytes,
+        };
+        const req = { params: { company_id: fx.companies.acme.id } } as unknown as Request;
+        for (const route of routes.filter((r) => r.upload)) {
+          let caught: unknown;
+          try {
+            await authorizeUpload(route, ctx, req, {});
+          } catch (err) {
+            caught = err;
+          }
+          expect(caught, route.path).to.be.instanceOf(InsufficientScope);
+        }
+      });
+
+      it("refuses another firm's company, named before the file, with 404 while the file is still being sent", async () => {
+        const before = await counts();
+        const auth = { ...multipart, Authorization: `Bearer ${fx.editor.rest}` };
+        const foreign = await answerWhileSending(
+          server.url,
+          '/v1/documents/',
+          auth,
+          pdfStart(fx.companies.zeta.id),
+          total,
+        );
+        expect(foreign.status).to.equal(404);
+        expect(foreign.body.code).to.equal('not_found');
+        expect(foreign.sent).to.be.below(total);
+        const hidden = await answerWhileSending(
+          server.url,
+          '/v1/documents/',
+          { ...multipart, Authorization: `Bearer ${acmeOnly}` },
+          pdfStart(fx.companies.gamma.id),
+          total,
+        );
+        expect(hidden.status).to.equal(404);
+        expect(hidden.sent).to.be.below(total);
+        const logo = await answerWhileSending(
+          server.url,
+          `/v1/companies/${fx.companies.zeta.id}/logo/`,
+          auth,
+          Buffer.concat([Buffer.from(filePart('filename="z.png"')), files.png()]),
+          total,
+        );
+        expect(logo.status).to.equal(404);
+        expect(logo.sent).to.be.below(total);
+        expect(await counts()).to.deep.equal(before);
+      });
+
+      it('checks a company sent after the file once the file is read, as before', async () => {
+        const before = await counts();
+        const foreign = await uploadDocument(fx.editor.rest, {
+          file: { name: 'late.pdf', content: files.pdf() },
+          company_id: fx.companies.zeta.id,
+        });
+        expect(foreign.status).to.equal(404);
+        expect(await counts()).to.deep.equal(before);
+        const own = await uploadDocument(fx.editor.rest, {
+          file: { name: 'late.pdf', content: files.pdf() },
+          company_id: fx.companies.acme.id,
+        });
+        expect(own.status, JSON.stringify(own.body)).to.equal(201);
+      });
+    });
+
+    describe('file names', () => {
+      /** A form with the file's name as RFC 8187 gives it (`filename*=UTF-8''…`), which may encode any character. */
+      const sendNamed = (encodedName: string, content: Buffer) =>
+        fetch(`${server.url}/v1/documents/`, {
+          method: 'POST',
+          headers: { ...multipart, Authorization: `Bearer ${fx.editor.rest}` },
+          body: Buffer.concat([
+            Buffer.from(fieldPart('company_id', fx.companies.acme.id)),
+            Buffer.from(filePart(`filename*=UTF-8''${encodedName}`)),
+            content,
+            Buffer.from(formEnd),
+          ]),
+        }).then(async (res) => ({ status: res.status, body: await res.json() }));
+
+      it('stores and lists a name without CR, LF, C1 controls or bidirectional overrides', async () => {
+        const dirty = 'Q1%0D%0Aboard%C2%85%20deck%E2%80%AEfdp%E2%81%A6.pdf';
+        const res = await sendNamed(dirty, files.pdf());
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        const row = await t.db('documents').where({ id: res.body.document_id }).first();
+        expect(row.name).to.equal('Q1board deckfdp.pdf');
+        const file = await t.db('document_files').where({ id: row.file_id }).first();
+        expect(file.filename).to.equal('Q1board deckfdp.pdf');
+        const list = await api(
+          server.url,
+          `/v1/documents/?company_id=${fx.companies.acme.id}&page_size=100`,
+          {
+            token: fx.editor.rest,
+          },
+        );
+        const item = list.body.results.find((d: { id: string }) => d.id === res.body.document_id);
+        expect(item.name).to.equal('Q1board deckfdp.pdf');
+        const log = await fx.repos.changeLog.of(fx.firmA.id, 'documents', res.body.document_id);
+        expect(JSON.parse(log[0]!.changes!).name).to.equal('Q1board deckfdp.pdf');
+      });
+
+      it('answers 400 naming file when nothing is left of the name', async () => {
+        const before = await counts();
+        const res = await sendNamed('%E2%80%AE%0D%0A%C2%9B', files.pdf());
+        expect(res.status).to.equal(400);
+        expect(fieldsOf(res.body)).to.deep.equal(['file']);
+        expect(await counts()).to.deep.equal(before);
+      });
+
+      it('lists and downloads names stored before they were cleaned without their control characters', async () => {
+        const id = newId();
+        const fileId = newId();
+        const content = files.pdf();
+        const dirty = 'old\r\nname\u202Efdp.exe\u0085.pdf';
+        await fx.repos.documents.create(
+          {
+            id,
+            firm_id: fx.firmA.id,
+            company_id: fx.companies.gamma.id,
+            information_request_id: null,
+            file_id: fileId,
+            name: dirty,
+            parse_state: 'not-started',
+            parsed_at: null,
+            uploaded_at: '2026-01-02T00:00:00.000Z',
+            submitted_date: '2026-01-02',
+            source: 'upload',
+          },
+          { id: fileId, filename: dirty, content_type: 'application/pdf', size: content.length, content },
+        );
+        const list = await api(
+          server.url,
+          `/v1/documents/?company_id=${fx.companies.gamma.id}&page_size=100`,
+          {
+            token: fx.editor.rest,
+          },
+        );
+        expect(list.body.results.find((d: { id: string }) => d.id === id).name).to.equal(
+          'oldnamefdp.exe.pdf',
+        );
+        const download = await fetch(`${server.url}/v1/documents/${id}/download/`, {
+          headers: { Authorization: `Bearer ${fx.editor.rest}` },
+        });
+        expect(download.status).to.equal(200);
+        expect(download.headers.get('content-disposition')).to.equal(
+          `attachment; filename="oldnamefdp.exe.pdf"; filename*=UTF-8''oldnamefdp.exe.pdf`,
+        );
+      });
+
+      it('names the file in the 415 for content that is not of its extension', async () => {
+        const res = await uploadDocument(fx.editor.rest, {
+          company_id: fx.companies.acme.id,
+          file: { name: 'deck.docx', content: files.png() },
+        });
+        expect(res.status).to.equal(415);
+        expect(res.body.detail).to.equal('file: "deck.docx" is not a .docx file, whatever its name says');
+        expect(res.body.errors).to.deep.equal([
+          { field: 'file', message: '"deck.docx" is not a .docx file, whatever its name says' },
+        ]);
       });
     });
 
@@ -581,6 +890,96 @@ for (const dialect of dialects) {
         const anonymous = await fetch(`${server.url}/v1/companies/${fx.companies.zeta.id}/logo/`);
         expect(anonymous.status).to.equal(401);
       });
+    });
+  });
+
+  describe(`document storage quota: DOCUMENT_STORAGE_QUOTA_MB (${dialect.name}) @db`, function () {
+    this.timeout(60_000);
+    let t: TestDb;
+    let fx: Fixture;
+    let server: RunningServer;
+
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+      server = await startTestServer(t.db, { env: { DOCUMENT_STORAGE_QUOTA_MB: '1' } });
+    });
+    after(async () => {
+      await server?.close();
+      await t?.drop();
+    });
+
+    /** Bytes the files of a firm's documents take, counted from the tables. */
+    const storedBytes = async (firmId: string) =>
+      Number(
+        (
+          await t
+            .db('documents')
+            .join('document_files', 'document_files.id', 'documents.file_id')
+            .where('documents.firm_id', firmId)
+            .sum({ n: 'document_files.size' })
+            .first()
+        )?.n ?? 0,
+      );
+    const documentCount = async () => Number((await t.db('documents').count({ n: '*' }).first())?.n ?? 0);
+    const send = (token: string, companyId: string, content: Buffer) =>
+      upload(server.url, '/v1/documents/', token, {
+        company_id: companyId,
+        file: { name: 'report.pdf', content },
+      });
+
+    it("refuses with 413 and the figures a file that would take the firm's documents over the quota, storing nothing", async () => {
+      expect(await storedBytes(fx.firmA.id)).to.equal(0);
+      const first = await send(fx.editor.rest, fx.companies.acme.id, pdfOf(0.6 * MiB));
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      const before = await documentCount();
+      const over = await send(fx.editor.rest, fx.companies.beta.id, pdfOf(0.5 * MiB));
+      expect(over.status).to.equal(413);
+      expect(over.body.code).to.equal('payload_too_large');
+      expect(over.body.detail).to.equal(
+        "file: the firm's documents take 0.6 MB of their 1 MB storage quota; this file of 0.5 MB would " +
+          "take them over it; ask the service's operator to raise DOCUMENT_STORAGE_QUOTA_MB",
+      );
+      expect(fieldsOf(over.body)).to.deep.equal(['file']);
+      expect(await documentCount()).to.equal(before);
+      // What fits is still stored, up to the quota exactly.
+      const rest = await send(
+        fx.editor.rest,
+        fx.companies.beta.id,
+        pdfOf(MiB - (await storedBytes(fx.firmA.id))),
+      );
+      expect(rest.status, JSON.stringify(rest.body)).to.equal(201);
+      expect(await storedBytes(fx.firmA.id)).to.equal(MiB);
+    });
+
+    it('refuses from the Content-Length, while the file is still being sent, a body that cannot fit', async () => {
+      const before = await documentCount();
+      const total = 4 * MiB;
+      const answer = await answerWhileSending(
+        server.url,
+        '/v1/documents/',
+        { ...multipart, Authorization: `Bearer ${fx.editor.rest}` },
+        fieldPart('company_id', fx.companies.acme.id) + filePart('filename="big.pdf"'),
+        total,
+      );
+      expect(answer.status).to.equal(413);
+      expect(answer.body.code).to.equal('payload_too_large');
+      expect(answer.body.detail).to.match(
+        /take [\d.]+ MB of their 1 MB storage quota; this file of at least 2\.\d+ MB/,
+      );
+      expect(answer.sent).to.be.below(total);
+      expect(await documentCount()).to.equal(before);
+    });
+
+    it('lets at most the uploads that fit through when they arrive together', async () => {
+      // Firm B starts empty: five uploads of 0.3 MB race for its 1 MB; three fit.
+      expect(await storedBytes(fx.firmB.id)).to.equal(0);
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => send(fx.other.rest, fx.companies.zeta.id, pdfOf(0.3 * MiB))),
+      );
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses, JSON.stringify(answers.map((a) => a.body))).to.deep.equal([201, 201, 201, 413, 413]);
+      expect(await storedBytes(fx.firmB.id)).to.be.at.most(MiB);
     });
   });
 }

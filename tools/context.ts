@@ -11,6 +11,8 @@ export interface ToolContext {
   logger: Logger;
   requestId: string;
   publicUrl: string;
+  /** The most bytes the files of one firm's documents may take together (DOCUMENT_STORAGE_QUOTA_MB). */
+  documentStorageQuotaBytes: number;
   /** Told of every tool call's outcome (the server counts them for /metrics). */
   onToolCall?: (tool: string, outcome: ToolOutcome) => void;
 }

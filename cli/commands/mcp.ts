@@ -25,6 +25,7 @@ export const mcpCommand = defineCommand({
         logger,
         requestId: 'stdio',
         publicUrl: ctx.config.publicUrl,
+        documentStorageQuotaBytes: ctx.config.documentStorageQuotaBytes,
       },
       { writeTools: ctx.config.mcpWriteTools },
     );

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
 import { countAndPage, scoped } from './util.ts';
 
@@ -62,6 +63,21 @@ export function documentsRepo(db: Knex) {
           'document_files.content',
         )) as DocumentFileRow | undefined;
       return row && { ...row, size: Number(row.size), content: Buffer.from(row.content) };
+    },
+    /**
+     * Bytes the files of a firm's documents take. With `lock`, inside a transaction, it first takes the
+     * firm's storage lock, so a parallel upload counts only after this transaction stored its file (a
+     * SQLite transaction holds the write lock from its start already).
+     */
+    async storedBytes(firmId: string, options: { lock?: boolean } = {}): Promise<number> {
+      // NO KEY UPDATE: the rows that reference the firm can still be written meanwhile.
+      if (options.lock && isPostgres(db)) await db('firms').where('id', firmId).forNoKeyUpdate().select('id');
+      const row = (await db('documents')
+        .join('document_files', 'document_files.id', 'documents.file_id')
+        .where('documents.firm_id', firmId)
+        .sum({ bytes: 'document_files.size' })
+        .first()) as { bytes: number | string | null } | undefined;
+      return Number(row?.bytes ?? 0);
     },
     /** Stores a document and its file together. */
     async create(document: DocumentRow, file: DocumentFileRow): Promise<void> {

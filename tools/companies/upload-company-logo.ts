@@ -4,12 +4,21 @@ import { nowIso } from '../../db/ids.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import { defineTool } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
-import { MB, uploadedFile } from '../schemas/upload.ts';
+import { type FileUpload, MB, storedFileName, uploadedFile } from '../schemas/upload.ts';
 
 /** The largest logo accepted, as the reference states it (5 MB, counted in MiB). */
 export const LOGO_MAX_BYTES = 5 * MB;
 
-export const LOGO_UPLOAD = { field: 'file', maxBytes: LOGO_MAX_BYTES, formats: IMAGE_FORMATS };
+export const LOGO_UPLOAD: FileUpload = {
+  field: 'file',
+  maxBytes: LOGO_MAX_BYTES,
+  formats: IMAGE_FORMATS,
+  // The company is in the path: an unknown or hidden one is refused before the image is read.
+  async authorize(ctx, { input }) {
+    if (typeof input.company_id === 'string' && input.company_id)
+      await resolveCompany(ctx, { company_id: input.company_id });
+  },
+};
 
 /** Where a company's uploaded logo is served (GET, with the same bearer token as the API). */
 export function companyLogoUrl(publicUrl: string, companyId: string): string {
@@ -39,7 +48,8 @@ export const uploadCompanyLogo = defineTool({
   async handler(ctx, input) {
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const now = nowIso(ctx.clock.now());
-    const { filename, content_type, bytes } = input.file;
+    const { content_type, bytes } = input.file;
+    const filename = storedFileName('file', input.file.filename);
     const logoUrl = companyLogoUrl(ctx.publicUrl, company.id);
     await inTransaction(ctx.repos, async (repos) => {
       await repos.companyLogos.replace(

@@ -4,12 +4,24 @@ import { newId, nowIso } from '../../db/ids.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import { defineTool } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
-import { MB, uploadedFile } from '../schemas/upload.ts';
+import { type FileUpload, MB, storedFileName, uploadedFile } from '../schemas/upload.ts';
+import { checkStorageQuota } from './storage-quota.ts';
 
 /** The largest document accepted, as the reference states it (32 MB, counted in MiB). */
 export const DOCUMENT_MAX_BYTES = 32 * MB;
 
-export const DOCUMENT_UPLOAD = { field: 'file', maxBytes: DOCUMENT_MAX_BYTES, formats: DOCUMENT_FORMATS };
+export const DOCUMENT_UPLOAD: FileUpload = {
+  field: 'file',
+  maxBytes: DOCUMENT_MAX_BYTES,
+  formats: DOCUMENT_FORMATS,
+  // The handler's own checks, on what a request tells before its file: its company and its length.
+  async authorize(ctx, { input, fileBytesAtLeast }) {
+    if (typeof input.company_id === 'string' && input.company_id)
+      await resolveCompany(ctx, { company_id: input.company_id });
+    if (fileBytesAtLeast)
+      await checkStorageQuota(ctx, ctx.repos, 'file', fileBytesAtLeast, { atLeast: true });
+  },
+};
 
 export const uploadDocument = defineTool({
   name: 'upload_document',
@@ -17,7 +29,8 @@ export const uploadDocument = defineTool({
   description:
     "Adds a file to a company's document library, as an upload of today: it lists in list_documents with " +
     `parse state not-started until it is parsed. Up to 32 MB; ${extensionList(DOCUMENT_FORMATS)}. ` +
-    'Needs access to the company and to documents, and the editor or admin role.',
+    "Needs access to the company and to documents, and the editor or admin role; the firm's documents " +
+    'together may take at most the storage quota (DOCUMENT_STORAGE_QUOTA_MB).',
   input: z.object({
     company_id: z
       .string()
@@ -38,7 +51,8 @@ export const uploadDocument = defineTool({
   async handler(ctx, input) {
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const now = nowIso(ctx.clock.now());
-    const { filename, content_type, bytes } = input.file;
+    const { content_type, bytes } = input.file;
+    const filename = storedFileName('file', input.file.filename);
     const file = {
       id: newId(),
       filename,
@@ -60,6 +74,7 @@ export const uploadDocument = defineTool({
       source: 'upload',
     };
     await inTransaction(ctx.repos, async (repos) => {
+      await checkStorageQuota(ctx, repos, 'file', bytes.length, { lock: true });
       await repos.documents.create(document, file);
       await repos.changeLog.record({
         firmId: company.firm_id,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cleanFileName } from '../../core/file-name.ts';
 import type { DocumentRow } from '../../db/repos/documents.ts';
 
 export const PARSE_STATES = [
@@ -39,7 +40,8 @@ export function documentLink(publicUrl: string, id: string): string {
 export function toDocument(publicUrl: string, row: DocumentRow): Document {
   return {
     id: row.id,
-    name: row.name,
+    // Names stored before they were cleaned on the way in are cleaned on the way out.
+    name: cleanFileName(row.name),
     link: documentLink(publicUrl, row.id),
     company_id: row.company_id,
     information_request_id: row.information_request_id ?? '',
