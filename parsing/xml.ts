@@ -51,24 +51,75 @@ export function attribute(attrs: string, name: string): string | undefined {
 const CDATA = '<![CDATA[';
 const COMMENT = '<!--';
 
+/** An unfinished tag, comment or CDATA section: its pieces so far, and how its scan stands. */
+interface Pending {
+  pieces: string[];
+  length: number;
+  /** `>` for a tag, else the sequence that closes the comment or CDATA section. */
+  closing: string;
+  /** The quote open at the end of the pieces (a tag), or their last two characters (the others). */
+  quote: number;
+  tail: string;
+}
+
 /**
  * A streaming XML tokenizer: fed text a piece at a time, it reports tags and text as soon as they are
- * complete, keeping only an unfinished tag between pieces. Linear in its input; no DTD, no entity
- * expansion beyond the predefined five.
+ * complete. An unfinished tag is kept as pieces and only the new piece is scanned, so the work is linear
+ * in the input however it is cut. No DTD, no entity expansion beyond the predefined five.
  */
 export class XmlTokenizer {
+  /** Text not yet reported: at most a short unfinished entity or markup start. */
   private buffer = '';
+  private pending: Pending | undefined;
 
   constructor(private readonly handler: XmlHandler) {}
 
   write(piece: string): void {
-    this.buffer = this.buffer === '' ? piece : this.buffer + piece;
+    let rest = piece;
+    if (this.pending) {
+      const end = this.continuePending(this.pending, rest);
+      if (end < 0) return;
+      const markup = this.pending.pieces.join('') + rest.slice(0, end);
+      this.pending = undefined;
+      this.markup(markup, 0, markup.length);
+      rest = rest.slice(end);
+    }
+    this.buffer = this.buffer === '' ? rest : this.buffer + rest;
     this.drain(false);
   }
 
   end(): void {
     this.drain(true);
     this.buffer = '';
+    this.pending = undefined;
+  }
+
+  /** Scans a new piece of unfinished markup: where in it the markup ends, or -1 (the piece is kept). */
+  private continuePending(p: Pending, piece: string): number {
+    let end = -1;
+    if (p.closing === '>') {
+      let quote = p.quote;
+      for (let i = 0; i < piece.length && end < 0; i++) {
+        const c = piece.charCodeAt(i);
+        if (quote !== 0) {
+          if (c === quote) quote = 0;
+        } else if (c === 34 || c === 39) quote = c;
+        else if (c === 62) end = i + 1;
+      }
+      p.quote = quote;
+    } else {
+      const joined = p.tail + piece.slice(0, 3);
+      const early = joined.indexOf(p.closing);
+      const late = early >= 0 ? -1 : piece.indexOf(p.closing);
+      if (early >= 0) end = early + 3 - p.tail.length;
+      else if (late >= 0) end = late + 3;
+      p.tail = (p.tail + piece).slice(-2);
+    }
+    if (end >= 0) return end;
+    p.pieces.push(piece);
+    p.length += piece.length;
+    if (p.length > MAX_MARKUP) throw new XmlError('an XML tag longer than 1 MB');
+    return -1;
   }
 
   private drain(final: boolean): void {
@@ -88,13 +139,17 @@ export class XmlTokenizer {
         if (lt < 0) break;
         continue;
       }
-      const end = markupEnd(b, pos, final);
-      if (end < 0) {
-        if (b.length - pos > MAX_MARKUP) throw new XmlError('an XML tag longer than 1 MB');
+      const rest = b.slice(pos, pos + CDATA.length);
+      // Too short to tell a comment or CDATA section from a tag: wait for more.
+      if (!final && rest.length < CDATA.length && (CDATA.startsWith(rest) || COMMENT.startsWith(rest))) break;
+      const end = markupEnd(b, pos);
+      if (end.at < 0) {
+        if (!final) this.pending = { pieces: [b.slice(pos)], length: b.length - pos, ...end.state };
+        pos = b.length;
         break;
       }
-      this.markup(b, pos, end);
-      pos = end;
+      this.markup(b, pos, end.at);
+      pos = end.at;
     }
     this.buffer = b.slice(pos);
   }
@@ -119,18 +174,12 @@ export class XmlTokenizer {
   }
 }
 
-/** Where the markup starting at `pos` ends (just past its `>`), or -1 while it is incomplete. */
-function markupEnd(b: string, pos: number, final: boolean): number {
-  const rest = b.length - pos;
-  if (!final && rest < CDATA.length && (CDATA.startsWith(b.slice(pos)) || COMMENT.startsWith(b.slice(pos))))
-    return -1;
-  if (b.startsWith(COMMENT, pos)) {
-    const close = b.indexOf('-->', pos + COMMENT.length);
-    return close < 0 ? -1 : close + 3;
-  }
-  if (b.startsWith(CDATA, pos)) {
-    const close = b.indexOf(']]>', pos + CDATA.length);
-    return close < 0 ? -1 : close + 3;
+/** Where the markup starting at `pos` ends (just past it), or -1 with how far its scan got. */
+function markupEnd(b: string, pos: number): { at: number; state: Omit<Pending, 'pieces' | 'length'> } {
+  const closing = b.startsWith(COMMENT, pos) ? '-->' : b.startsWith(CDATA, pos) ? ']]>' : '>';
+  if (closing !== '>') {
+    const close = b.indexOf(closing, pos + 4);
+    return { at: close < 0 ? -1 : close + 3, state: { closing, quote: 0, tail: b.slice(-2) } };
   }
   let quote = 0;
   for (let i = pos + 1; i < b.length; i++) {
@@ -138,9 +187,9 @@ function markupEnd(b: string, pos: number, final: boolean): number {
     if (quote !== 0) {
       if (c === quote) quote = 0;
     } else if (c === 34 || c === 39) quote = c;
-    else if (c === 62) return i + 1;
+    else if (c === 62) return { at: i + 1, state: { closing, quote: 0, tail: '' } };
   }
-  return -1;
+  return { at: -1, state: { closing, quote, tail: '' } };
 }
 
 /** Streams one zip entry through the tokenizer as it inflates; at most `maxBytes` of it. */
