@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { cleanFileName } from '../core/file-name.ts';
+import { DOCUMENT_FORMATS, type FileFormat, IMAGE_FORMATS } from '../core/file-types.ts';
 import type { ToolContext } from '../tools/context.ts';
 import { NotFound } from '../tools/errors.ts';
 import { requirePermission } from '../tools/run.ts';
@@ -13,6 +14,26 @@ export function attachmentHeader(stored: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
+/** Stored types served as they are without a content check: plain text, harmless as an attachment. */
+const PLAIN_TYPES = new Set([
+  'text/plain',
+  'text/csv',
+  'text/markdown',
+  'text/tab-separated-values',
+  'application/json',
+]);
+
+/**
+ * The type a stored file is served with: its stored type only when its content is of that type (or it
+ * is plain text), else `application/octet-stream`, so that a browser never renders it as another kind.
+ */
+export function servedType(stored: string, content: Uint8Array, formats: readonly FileFormat[]): string {
+  const format = formats.find((f) => f.contentType === stored);
+  if (format) return format.contentMatches(content) ? stored : 'application/octet-stream';
+  const bare = stored.split(';')[0]!.trim().toLowerCase();
+  return PLAIN_TYPES.has(bare) ? stored : 'application/octet-stream';
+}
+
 /**
  * GET /v1/documents/{id}/download/: the stored file of one document, for a caller who may see it and
  * has access to documents. Binary, so it is served here rather than through a tool.
@@ -23,7 +44,8 @@ export async function serveDocumentDownload(ctx: ToolContext, req: Request, res:
   const file = await ctx.repos.documents.file(ctx.principal.scope, id);
   if (!file) throw new NotFound(`no document with id ${id}; call list_documents for valid ids`);
   res.status(200);
-  res.setHeader('Content-Type', file.content_type);
+  res.setHeader('Content-Type', servedType(file.content_type, file.content, DOCUMENT_FORMATS));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Length', String(file.content.length));
   res.setHeader('Content-Disposition', attachmentHeader(file.filename));
   res.setHeader('Cache-Control', 'private, no-store');
@@ -48,9 +70,14 @@ export async function serveCompanyLogo(ctx: ToolContext, req: Request, res: Resp
     );
   }
   res.status(200);
-  res.setHeader('Content-Type', logo.content_type);
+  // A logo is shown inline only as the image its content is; anything else is only downloaded.
+  const type = servedType(logo.content_type, logo.content, IMAGE_FORMATS);
+  const image = IMAGE_FORMATS.some((f) => f.contentType === type);
+  res.setHeader('Content-Type', image ? type : 'application/octet-stream');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Length', String(logo.content.length));
-  res.setHeader('Content-Disposition', attachmentHeader(logo.filename).replace(/^attachment/, 'inline'));
+  const disposition = attachmentHeader(logo.filename);
+  res.setHeader('Content-Disposition', image ? disposition.replace(/^attachment/, 'inline') : disposition);
   res.setHeader('Cache-Control', 'private, no-store');
   res.end(req.method === 'HEAD' ? undefined : logo.content);
 }

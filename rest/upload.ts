@@ -190,7 +190,7 @@ export function multipartBody(upload: Upload, gate?: UploadGate): RequestHandler
         if (finished) return;
         const bytes = Buffer.concat(chunks, received);
         if (bytes.length === 0) fail(InvalidInput.field(upload.field, 'is empty'));
-        else if (!format.matches(bytes)) fail(notOfFormat());
+        else if (!format.contentMatches(bytes)) fail(notOfFormat());
         else file = { filename, content_type: format.contentType, bytes };
       });
       // The fields sent before the file (its company, say) may refuse it: it waits unread meanwhile.

@@ -1,0 +1,202 @@
+import { expect } from 'chai';
+import { strToU8, zipSync } from 'fflate';
+import { ZipError, ZipReader } from '../core/zip.ts';
+import { type Extraction, extractText, tidy } from '../parsing/extract.ts';
+import { XmlTokenizer } from '../parsing/xml.ts';
+import {
+  docxBomb,
+  docxNested,
+  manyEntries,
+  odsRepeats,
+  pdfFlateBomb,
+  pdfPages,
+  pptxOpenParagraph,
+  rawZip,
+  xlsxCorners,
+  xlsxGrid,
+} from './helpers/hostile-files.ts';
+
+/** Parses a file and how long it took. */
+async function parse(content: Buffer, filename: string): Promise<{ result: Extraction; ms: number }> {
+  const started = performance.now();
+  const result = await extractText({ content, content_type: 'application/octet-stream', filename });
+  return { result, ms: performance.now() - started };
+}
+
+function completed(result: Extraction) {
+  if (result.state !== 'completed') throw new Error(`not completed: ${JSON.stringify(result)}`);
+  return result;
+}
+
+describe('parsers stay bounded on hostile files', function () {
+  this.timeout(120_000);
+
+  it('cuts an ODS of a 1,000-cell row repeated 1,000 times at 200,000 cells', async () => {
+    const { result, ms } = await parse(odsRepeats(), 'big.ods');
+    const done = completed(result);
+    expect(done.cut).to.equal('only the first 200,000 cells of the spreadsheet were read');
+    expect(done.text.split('\t').length).to.equal(200_000);
+    expect(ms).to.be.below(5_000);
+  });
+
+  it('reads a DOCX paragraph inside 200,000 nested content controls', async () => {
+    const { result, ms } = await parse(docxNested(200_000), 'deep.docx');
+    expect(completed(result)).to.deep.include({ text: 'deep inside', pages: null });
+    expect(result).to.not.have.property('cut');
+    expect(ms).to.be.below(5_000);
+  });
+
+  it('reads an XLSX with cells in A1 and XFD1048576 on four sheets without materialising the gap', async () => {
+    const { result, ms } = await parse(xlsxCorners(), 'corners.xlsx');
+    const done = completed(result);
+    expect(done.pages).to.equal(4);
+    expect(done.text.length).to.be.below(500);
+    const sheet = `first\n\n${'\t'.repeat(64)}last`;
+    expect(done.text).to.equal([1, 2, 3, 4].map((n) => `Sheet: S${n}\n${sheet}`).join('\n\n'));
+    expect(ms).to.be.below(2_000);
+  });
+
+  it('cuts an XLSX of 400,000 cells at 200,000 cells', async () => {
+    const { result, ms } = await parse(xlsxGrid(4_000, 100), 'grid.xlsx');
+    const done = completed(result);
+    expect(done.cut).to.equal('only the first 200,000 cells of the spreadsheet were read');
+    expect(done.text.split('\n').length).to.equal(1 + 2_000);
+    expect(ms).to.be.below(10_000);
+  });
+
+  it('refuses a zip whose headers understate what it inflates to, once 64 MB are out', async () => {
+    const { result, ms } = await parse(docxBomb(), 'bomb.docx');
+    expect(result).to.deep.equal({
+      state: 'not-parseable',
+      reason: 'word/document.xml inflates beyond 64 MB',
+    });
+    expect(ms).to.be.below(10_000);
+  });
+
+  it('refuses a zip of more than 10,000 entries from its directory alone', async () => {
+    const { result, ms } = await parse(manyEntries(10_001), 'many.docx');
+    expect(result).to.deep.equal({
+      state: 'not-parseable',
+      reason: 'a zip archive of more than 10,000 entries',
+    });
+    expect(ms).to.be.below(2_000);
+  });
+
+  it('cuts a PPTX paragraph that never closes at 1,000,000 characters', async () => {
+    const { result, ms } = await parse(pptxOpenParagraph(400_000), 'open.pptx');
+    const done = completed(result);
+    expect(done.cut).to.equal('the text was cut at 1,000,000 characters');
+    expect(done.text).to.match(/^Slide 1\nword word /);
+    expect(done.text.length).to.be.at.most(1_000_000);
+    expect(ms).to.be.below(5_000);
+  });
+
+  it('reads the first 2,000 pages of a 6,000-page PDF and reports all 6,000', async () => {
+    const { result, ms } = await parse(pdfPages(6_000), 'long.pdf');
+    const done = completed(result);
+    expect(done.pages).to.equal(6_000);
+    expect(done.cut).to.equal('only the first 2,000 of 6,000 pages were read');
+    expect(done.text).to.match(/\n\nPage 2000$/);
+    expect(ms).to.be.below(60_000);
+  });
+
+  it('refuses a PDF whose FlateDecode stream inflates to 50 MB of text', async () => {
+    const { result, ms } = await parse(pdfFlateBomb(50), 'bomb.pdf');
+    expect(result).to.deep.equal({
+      state: 'not-parseable',
+      reason: 'a PDF with a compressed stream that inflates beyond 32 MB',
+    });
+    expect(ms).to.be.below(10_000);
+  });
+
+  it('cuts plain text at 1,000,000 characters and says so', async () => {
+    const { result } = await parse(Buffer.from('abcd'.repeat(300_000)), 'long.txt');
+    const done = completed(result);
+    expect(done.text.length).to.equal(1_000_000);
+    expect(done.cut).to.equal('the text was cut at 1,000,000 characters');
+  });
+});
+
+describe('tidy and the zip reader', () => {
+  it('cleans a line of 80,000 spaces between two letters, and trailing runs, in linear time', () => {
+    const text = `a${' '.repeat(80_000)}x\n${'b'}${' \t'.repeat(40_000)}\r\n\n\n\nc  `;
+    const started = performance.now();
+    const clean = tidy(text);
+    const ms = performance.now() - started;
+    expect(clean).to.equal(`a${' '.repeat(80_000)}x\nb\n\nc`);
+    expect(ms).to.be.below(200);
+  });
+
+  it('refuses a stored entry over the cap, and entries over the archive total', () => {
+    const zip = Buffer.from(zipSync({ a: new Uint8Array(3000), b: new Uint8Array(3000) }, { level: 0 }));
+    const reader = new ZipReader(zip, { maxEntries: 10, maxEntryBytes: 2000, maxTotalBytes: 5000 });
+    expect(() => reader.readAll(reader.entry('a')!)).to.throw(ZipError, 'a inflates beyond');
+    const generous = new ZipReader(zip, { maxEntries: 10, maxEntryBytes: 4000, maxTotalBytes: 5000 });
+    expect(generous.readAll(generous.entry('a')!).length).to.equal(3000);
+    expect(() => generous.readAll(generous.entry('b')!)).to.throw(ZipError, 'in total');
+  });
+
+  it('inflates an entry chunk by chunk and stops as soon as the output passes the cap', () => {
+    // Digits from a linear congruential generator: about 2:1, so each piece of input inflates a little.
+    let seed = 1;
+    const digits = new Uint8Array(4 * 1024 * 1024).map(() => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return 48 + (seed % 10);
+    });
+    const zip = Buffer.from(zipSync({ big: digits }, { level: 9 }));
+    const reader = new ZipReader(zip, { maxEntries: 10, maxEntryBytes: 1024 * 1024, maxTotalBytes: 1 << 30 });
+    let seen = 0;
+    let chunks = 0;
+    expect(() =>
+      reader.read(reader.entry('big')!, (c) => {
+        seen += c.length;
+        chunks++;
+      }),
+    ).to.throw(ZipError, 'inflates beyond');
+    expect(chunks).to.be.above(1);
+    expect(seen).to.be.at.most(1024 * 1024);
+  });
+
+  it('refuses a zip64 archive and a damaged directory with a reason', () => {
+    const one = rawZip([{ name: 'a', data: strToU8('x'), method: 0, declaredSize: 1 }]);
+    const zip64 = Buffer.from(one);
+    zip64.writeUInt16LE(0xffff, zip64.length - 12);
+    expect(() => new ZipReader(zip64)).to.throw(ZipError, 'zip64');
+    const cut = one.subarray(0, one.length - 5);
+    expect(() => new ZipReader(cut)).to.throw(ZipError, 'not a zip archive');
+  });
+});
+
+describe('the streaming XML tokenizer', () => {
+  /** The events of a document fed in pieces of `size` characters. */
+  function events(xml: string, size: number): string[] {
+    const seen: string[] = [];
+    const tokenizer = new XmlTokenizer({
+      open: (name, attrs, selfClosing) => seen.push(`<${name}${attrs}${selfClosing ? '/' : ''}>`),
+      close: (name) => seen.push(`</${name}>`),
+      text: (t) => {
+        if (seen.length > 0 && seen[seen.length - 1]!.startsWith('#')) seen[seen.length - 1] += t;
+        else seen.push(`#${t}`);
+      },
+    });
+    for (let at = 0; at < xml.length; at += size) tokenizer.write(xml.slice(at, at + size));
+    tokenizer.end();
+    return seen;
+  }
+
+  it('reports the same tags and text whether fed whole or a character at a time', () => {
+    const xml =
+      '<?xml version="1.0"?><a x="1 > 0" y=\'"\'><!-- <b> --><b/>Tom &amp; Jerry &#x263A;' +
+      '<![CDATA[<raw> & ]]></a>';
+    const whole = events(xml, xml.length);
+    expect(whole).to.deep.equal(['<a x="1 > 0" y=\'"\'>', '<b/>', '#Tom & Jerry \u263a<raw> & ', '</a>']);
+    expect(events(xml, 1)).to.deep.equal(whole);
+  });
+
+  it('takes a tag of 900,000 characters fed in 100-character pieces in linear time', () => {
+    const xml = `<a v="${'x'.repeat(900_000)}"/>`;
+    const started = performance.now();
+    expect(events(xml, 100)).to.have.length(1);
+    expect(performance.now() - started).to.be.below(1_000);
+  });
+});
