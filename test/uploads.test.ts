@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import { authenticate } from '../auth/principal.ts';
 import type { User } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
+import { docxFile, odsFile, pptxFile, xlsxFile } from '../db/seeds/office-files.ts';
 import { authorizeUpload } from '../rest/adapter.ts';
 import { routes } from '../rest/routes.ts';
 import { loadConfig } from '../server/config.ts';
@@ -31,7 +32,10 @@ const files = {
     bytes('%PDF-1.4\n1 0 obj << >> endobj\n', `% ${newId()}\n`, [0, 0xff, 0x80, 0x0d, 0x0a], '%%EOF\n'),
   png: () => bytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], [0, 0, 0, 13], 'IHDR', newId()),
   jpeg: () => bytes([0xff, 0xd8, 0xff, 0xe0], 'JFIF', newId(), [0xff, 0xd9]),
-  docx: () => bytes([0x50, 0x4b, 0x03, 0x04], '[Content_Types].xml', newId()),
+  docx: () => docxFile([newId()]),
+  xlsx: () => xlsxFile([{ name: 'Sheet1', rows: [[newId()]] }]),
+  pptx: () => pptxFile([[newId()]]),
+  ods: () => odsFile([{ name: 'Sheet1', rows: [[newId()]] }]),
   webp: () => bytes('RIFF', [16, 0, 0, 0], 'WEBPVP8 ', newId()),
 };
 
@@ -334,13 +338,13 @@ for (const dialect of dialects) {
         const samples: [string, Buffer, string][] = [
           ['a.pdf', files.pdf(), 'application/pdf'],
           ['a.docx', files.docx(), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
-          ['a.xlsx', files.docx(), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+          ['a.xlsx', files.xlsx(), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
           [
             'a.pptx',
-            files.docx(),
+            files.pptx(),
             'application/vnd.openxmlformats-officedocument.presentationml.presentation',
           ],
-          ['a.ods', files.docx(), 'application/vnd.oasis.opendocument.spreadsheet'],
+          ['a.ods', files.ods(), 'application/vnd.oasis.opendocument.spreadsheet'],
           ['a.jpg', files.jpeg(), 'image/jpeg'],
           ['a.jpeg', files.jpeg(), 'image/jpeg'],
           ['a.png', files.png(), 'image/png'],
