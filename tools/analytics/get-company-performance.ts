@@ -131,7 +131,7 @@ export const getCompanyPerformance = defineTool({
   name: 'get_company_performance',
   title: 'Performance trends of a company',
   description:
-    'Monthly series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; every figure states currency, period and sources, or why it is null. TTM figures and runway: get_company_financial_summary.',
+    'Monthly (or per quarter or year) series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; every figure states currency, period and sources, or why it is null. TTM figures and runway: get_company_financial_summary.',
   input: z.object({
     company_id: companyIdInput,
     months: monthsInput(
