@@ -230,11 +230,12 @@ interface Ranked {
   variance: string | null;
   variance_pct: string | null;
   reason: string | null;
+  in_firm_currency: { budget: string | null; actual: string | null; variance: string | null };
 }
 interface Ranking {
   count: number;
   results: Ranked[];
-  ranking: { category: string; period: string; miss_means: string; budget_rule: string };
+  ranking: { category: string; miss_means: string; budget_rule: string };
 }
 
 for (const dialect of dialects) {
@@ -349,7 +350,6 @@ for (const dialect of dialects) {
       const res = await rank({});
       expect(res.ranking).to.include({
         category: 'revenue',
-        period: 'month',
         miss_means: 'actual below budget',
       });
       const expected = (['acme', 'beta', 'gamma'] as const)
@@ -368,6 +368,8 @@ for (const dialect of dialects) {
       const res = await rank({});
       const acme = res.results.find((r) => r.company_id === fx.companies.acme.id)!;
       expect(acme).to.include({ budget_name: 'Reforecast', budget: '90', actual: '70' });
+      // The firm's currency is the company's (USD): the same amounts.
+      expect(acme.in_firm_currency).to.deep.equal({ budget: '90', actual: '70', variance: '-20' });
       expect(res.ranking.budget_rule).to.match(/latest budget date.*latest created/);
     });
 

@@ -131,21 +131,18 @@ export const getCompanyPerformance = defineTool({
   name: 'get_company_performance',
   title: 'Performance trends of a company',
   description:
-    'Monthly (or per quarter or year) series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; every figure states currency, period and sources, or why it is null. TTM figures and runway: get_company_financial_summary.',
+    'Monthly series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; each figure states currency, period, sources or why it is null. TTM figures and runway: get_company_financial_summary.',
   input: z.object({
     company_id: companyIdInput,
-    months: monthsInput(
-      'Length of the window in months, 1 to 120, ending at the latest month with data. Default 12.',
-    ),
+    months: monthsInput('Window in months, ending at the latest month with data.'),
     period: periodInput(
-      'month (default), or quarter/year: the calendar periods overlapping the window in `periods`, flows summed, stocks at period end, gross margin as gross profit over revenue.',
+      'quarter/year: `periods` over the window; flows summed, stocks at period end, gross margin = gross profit / revenue.',
     ),
   }),
   output: z.object({
     company_id: z.string(),
     company_name: z.string(),
     months: z.number().int().describe('Window length asked for.'),
-    period: z.enum(['month', 'quarter', 'year']),
     window: Period.nullable().describe('The months of the series; null when the company has no such data.'),
     currency: z.string().nullable().describe('The one currency of every money value.'),
     ...conversionOutput,
@@ -216,7 +213,6 @@ export const getCompanyPerformance = defineTool({
       company_id: data.companyId,
       company_name: data.companyName,
       months: input.months,
-      period: input.period,
       window: start === null || end === null ? null : period(start, end),
       ...conversionOf(data),
       definitions: DEFINITIONS,

@@ -102,30 +102,26 @@ export const getBudgetVariance = defineTool({
   name: 'get_budget_variance',
   title: 'Budget against actual',
   description:
-    "A company's budget against its actuals, per category and period: budget, actual, variance and variance %. Flows are compared per period, stocks at each budget date. Without company_id: every company ranked by the variance % of one category in its latest period with complete budget and actuals.",
+    "A company's budget against actuals per category and period: budget, actual, variance, variance %; flows per period, stocks at each budget date. No company_id: ranks every company by variance % in its latest complete period.",
   input: z.object({
-    company_id: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Company id, from list_companies or search_companies; omitted: rank every company.'),
+    company_id: z.string().min(1).optional().describe('Company id; omitted: rank every company.'),
     budget_id: z
       .string()
       .min(1)
       .optional()
-      .describe('Budget id (from list_budgets); default: the company budget with the latest date.'),
-    from_date: isoDateField('Only budget figures dated on or after this date.'),
-    to_date: isoDateField('Only budget figures dated on or before this date.'),
+      .describe("Budget id (list_budgets); default: the company's latest-dated budget."),
+    from_date: isoDateField('Budget figures from this date.'),
+    to_date: isoDateField('Budget figures up to this date.'),
     category: z
       .string()
       .min(1)
       .optional()
-      .describe('One standard category, such as revenue or net_burn (ranking default: revenue).'),
-    period: periodInput('Ranking: month (default), quarter or year; flows summed, stocks at period end.'),
+      .describe('A standard category, e.g. revenue (ranking default) or net_burn.'),
+    period: periodInput('Ranking period: flows summed, stocks at its end.'),
     order: z
       .enum(['miss_first', 'beat_first'])
       .default('miss_first')
-      .describe('Ranking: largest miss against budget first (default), or largest beat first.'),
+      .describe('Ranking: biggest miss or beat first.'),
     ...pageFields,
   }),
   output: listOf(z.union([VarianceRow, RankedVariance])).extend({
@@ -136,7 +132,6 @@ export const getBudgetVariance = defineTool({
     ranking: z
       .object({
         category: z.string(),
-        period: z.string(),
         firm_currency: z.string(),
         miss_means: z.string().describe('actual below budget, or above it for spending such as net_burn.'),
         budget_rule: z.string().describe(BUDGET_RULE),
@@ -161,7 +156,7 @@ export const getBudgetVariance = defineTool({
         company_name: null,
         budget_id: null,
         budget_name: null,
-        ranking: { category, period: input.period, firm_currency, miss_means, budget_rule },
+        ranking: { category, firm_currency, miss_means, budget_rule },
       };
     }
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;

@@ -39,9 +39,9 @@ export const RankedVariance = z.object({
   variance: z.string().nullable().describe('actual - budget.'),
   variance_pct: z.string().nullable().describe('variance / |budget| × 100, 2 decimals.'),
   currency: z.string().nullable(),
-  budget_converted: z.string().nullable().describe("budget in the firm's currency at the period-end rate."),
-  actual_converted: z.string().nullable(),
-  variance_converted: z.string().nullable(),
+  in_firm_currency: z
+    .object({ budget: z.string().nullable(), actual: z.string().nullable(), variance: z.string().nullable() })
+    .describe("The three in the firm's currency at the period-end rate."),
   reason: z.string().nullable().describe('Why variance is null; null otherwise.'),
 });
 type RankedVariance = z.infer<typeof RankedVariance>;
@@ -183,9 +183,11 @@ function companyVariance(
     actual: actualValue && D.toText(actualValue),
     variance: null,
     variance_pct: null,
-    budget_converted: convert(budgetValue, plan.currency),
-    actual_converted: convert(actualValue, actual.currency),
-    variance_converted: null,
+    in_firm_currency: {
+      budget: convert(budgetValue, plan.currency),
+      actual: convert(actualValue, actual.currency),
+      variance: null,
+    },
     reason: null,
   };
   const periodMonths = PERIOD_MONTHS[input.period];
@@ -200,7 +202,7 @@ function companyVariance(
     return { ...row, reason: `actual is in ${actual.currency}, budget in ${plan.currency}` };
   const variance = D.sub(actualValue, budgetValue);
   row.variance = D.toText(variance);
-  row.variance_converted = convert(variance, plan.currency);
+  row.in_firm_currency.variance = convert(variance, plan.currency);
   if (D.sign(budgetValue) === 0) return { ...row, reason: 'the budget is 0, so there is no percentage' };
   row.variance_pct = D.toFixed(D.mul(D.div(variance, D.abs(budgetValue), 12), D.fromInteger(100)), 2);
   return row;

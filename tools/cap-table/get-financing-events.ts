@@ -110,7 +110,7 @@ export const getFinancingEvents = defineTool({
   name: 'get_financing_events',
   title: 'Get financing events (cap table rounds)',
   description:
-    "Financing rounds of the cap tables you can see, by closing date: pre- and post-money valuation, size (also in the firm's currency), lead investor, fully diluted shares, co-investors, liquidation terms, pari passu rounds.",
+    "Financing rounds you can see, by closing date: pre- and post-money valuation, size (also in the firm's currency), lead investor, fully diluted shares, co-investors, liquidation terms, pari passu rounds.",
   input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),
@@ -134,8 +134,8 @@ export const getFinancingEvents = defineTool({
       .enum(SORTS)
       .nullish()
       .describe(
-        "closing_date, round_size or post_money_valuation (by value in the firm's currency), or lead_investor; " +
-          'prefix - for descending, + or none for ascending. Default closing_date ascending. Unknown values sort last.',
+        "By closing_date, round_size or post_money_valuation (in the firm's currency), or lead_investor; - descending, " +
+          '+ or none ascending. Default closing_date. Unknowns last.',
       ),
   }),
   output: pageOf(RoundOut),

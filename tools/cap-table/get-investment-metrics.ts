@@ -93,26 +93,23 @@ function sortMetrics(rows: Metrics[], field: (typeof SORT_FIELDS)[number], order
 export const getInvestmentMetrics = defineTool({
   name: 'get_investment_metrics',
   title: 'Get investment metrics (IRR, MOIC, fair value)',
-  description: `Each company's investment returns from the cap table (IRR, MOIC, fair value, invested, realised, ownership, valuations) over every fund or fund_ids, in the firm's currency, ranked by sort_by. ${METHOD} Whole funds: get_fund_performance.`,
+  description: `Each company's investment returns from the cap table (IRR, MOIC, fair value, invested, realised, ownership, valuations) over every fund or fund_ids, in the firm's currency. ${METHOD} Whole funds: get_fund_performance.`,
   input: filterObject({
     company_ids: z
       .array(z.string())
       .min(1)
       .max(1000)
       .optional()
-      .describe('Companies to measure (ids from list_companies); omitted: every company you can see.'),
+      .describe('Company ids; omitted: every visible company.'),
     fund_ids: z
       .array(z.string())
       .max(1000)
       .nullish()
-      .describe('Only these funds (ids from list_funds); omitted, null or empty: all funds together.'),
+      .describe('Only these funds (list_funds); omitted or empty: all together.'),
     as_of_date: z.iso.date().optional().describe('Date to measure at, YYYY-MM-DD. Default today (UTC).'),
-    sort_by: z
-      .enum(SORT_FIELDS)
-      .optional()
-      .describe('Order by this figure (unknown last). Default: by company name.'),
-    sort_order: z.enum(['desc', 'asc']).default('desc').describe('With sort_by; default desc.'),
-    limit: z.number().int().min(1).max(1000).optional().describe('Only the first `limit` companies.'),
+    sort_by: z.enum(SORT_FIELDS).optional().describe('Rank by this figure, unknown last; default by name.'),
+    sort_order: z.enum(['desc', 'asc']).default('desc').describe('With sort_by.'),
+    limit: z.number().int().min(1).max(1000).optional().describe('First `limit` only.'),
   }),
   output: z.object({
     as_of_date: z.string(),

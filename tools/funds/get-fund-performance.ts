@@ -5,7 +5,7 @@ import { NotFound } from '../errors.ts';
 import { utcDate } from '../schemas/dates.ts';
 import { pageFields } from '../schemas/page.ts';
 import { roundFraction, roundMultiple } from './precision.ts';
-import { CashFlow, loadReturns, METHOD, type Position, summarise } from './returns.ts';
+import { CashFlow, loadReturns, type Position, summarise } from './returns.ts';
 
 const ratio = (what: string) =>
   z.string().nullable().describe(`${what}, 4 decimals; null with nothing paid in.`);
@@ -53,7 +53,7 @@ const FundReturn = z.object({
 export const getFundPerformance = defineTool({
   name: 'get_fund_performance',
   title: 'Get fund performance (TVPI, DPI, IRR)',
-  description: `Each fund's gross returns in the firm's currency (paid-in, realised, NAV, MOIC, TVPI, DPI, RVPI, IRR) with a paged per-company breakdown of the companies you can see, largest NAV first. ${METHOD}`,
+  description: `Each fund's gross returns in the firm's currency (paid-in, realised, NAV, MOIC, TVPI, DPI, RVPI, IRR) with a paged per-company breakdown of the companies you can see, largest NAV first. Method as get_investment_metrics; IRR is a fraction (0.25 = 25 %).`,
   input: z.object({
     fund_id: z
       .string()
@@ -61,10 +61,7 @@ export const getFundPerformance = defineTool({
       .nullish()
       .describe('Only this fund (id from list_funds). Omitted: every fund.'),
     as_of_date: z.iso.date().optional().describe('Date to measure at, YYYY-MM-DD. Default today (UTC).'),
-    include_cash_flows: z
-      .boolean()
-      .optional()
-      .describe('true: funds and companies carry their cash_flows. Default false (REST: true).'),
+    include_cash_flows: z.boolean().optional().describe('Add cash_flows (default false; REST: true).'),
     ...pageFields,
   }),
   output: z.object({
