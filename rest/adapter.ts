@@ -33,6 +33,8 @@ export interface Route {
   requireOneOf?: readonly string[];
   /** The largest JSON body this route accepts, where it must exceed the general 1 MiB (e.g. '16mb'). */
   bodyLimit?: string;
+  /** Input values the route supplies when the request leaves them out, where REST keeps a default MCP does not. */
+  defaults?: Record<string, unknown>;
   /** A multipart/form-data body with one file, given to the tool in `upload.field`; other form fields map like query parameters. */
   upload?: Upload;
 }
@@ -181,6 +183,8 @@ function routeInput(route: Route, req: Request) {
     if (file) input[route.upload.field] = file;
   }
   for (const [name, value] of Object.entries(req.params)) input[route.rename?.[name] ?? name] = value;
+  for (const [name, value] of Object.entries(route.defaults ?? {}))
+    if (input[name] === undefined) input[name] = value;
   requireOneOf(route, input, toQueryName);
   return { input, toQueryName };
 }

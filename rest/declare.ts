@@ -3,7 +3,10 @@ import type { Route } from './adapter.ts';
 
 /** What a route says beyond its method, path, tool and summary; the envelope defaults to 'plain'. */
 export type RouteOptions = Partial<
-  Pick<Route, 'rename' | 'body' | 'envelope' | 'status' | 'bodyLimit' | 'requireOneOf' | 'upload'>
+  Pick<
+    Route,
+    'rename' | 'body' | 'envelope' | 'status' | 'bodyLimit' | 'requireOneOf' | 'upload' | 'defaults'
+  >
 >;
 
 function declare(method: Route['method']) {

@@ -180,9 +180,10 @@ export const routes: readonly Route[] = [
     '/v1/funds/performance/',
     getFundPerformance,
     'Fund returns: paid-in, NAV, TVPI, DPI, RVPI, gross IRR',
-    { rename: { ...paging } },
+    { rename: { ...paging }, defaults: { include_cash_flows: true } },
   ),
   post('/beta/investment/metrics/get/', getInvestmentMetrics, 'Get investment performance metrics', {
     body: 'merge',
+    requireOneOf: ['company_ids'],
   }),
 ];

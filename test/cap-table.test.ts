@@ -544,6 +544,65 @@ for (const dialect of dialects) {
         expect(res.body.errors[0].field).to.equal('sort_by');
       });
 
+      it('gives each round its post-money (reported, else pre-money plus round size) and lead investor, sortable by both', async () => {
+        const all = (await post(EVENTS, {})).body as (Record<string, unknown> & {
+          id: string;
+          company_id: string;
+          closing_date: string;
+          pre_money_valuation: { value: string; currency: string } | null;
+          round_size: { value: string; currency: string } | null;
+          co_investors: { name: string; is_lead: boolean }[];
+          post_money_valuation: { value: string; converted_value: string | null } | null;
+          post_money_source: string | null;
+          lead_investor: string | null;
+        })[];
+        assertReference('investment', 'FinancingOut', ...all);
+        for (const r of all) {
+          const leads = r.co_investors.filter((c) => c.is_lead).map((c) => c.name);
+          expect(r.lead_investor).to.equal(leads.length ? leads.join(', ') : null);
+          const pre = r.pre_money_valuation;
+          const size = r.round_size;
+          if (pre?.value && size?.value && pre.currency === size.currency) {
+            expect(r.post_money_source).to.equal('pre_money_plus_round');
+            expect(Number(r.post_money_valuation!.value)).to.equal(Number(pre.value) + Number(size.value));
+          } else expect(r.post_money_source).to.equal(null);
+        }
+        // A post-money override dated on the closing date is the reported one.
+        const round = all.find((r) => r.post_money_source !== null)!;
+        const put = await api(server.url, '/beta/investment/overrides/upsert/', {
+          method: 'PUT',
+          token: fx.admin.rest,
+          body: {
+            post_money_valuations: [
+              {
+                date: round.closing_date,
+                company_id: round.company_id,
+                post_money_valuation: { value: '123456789', currency: 'USD' },
+              },
+            ],
+          },
+        });
+        expect(put.status, JSON.stringify(put.body)).to.equal(200);
+        const after = (await post(EVENTS, { financing_ids: [round.id] })).body[0];
+        expect(after).to.include({ post_money_source: 'reported' });
+        expect(after.post_money_valuation.value).to.equal('123456789');
+        const sorted = (await post(EVENTS, { sort_by: '-post_money_valuation' })).body as typeof all;
+        const values = sorted
+          .map((r) => r.post_money_valuation?.converted_value)
+          .filter((v): v is string => v !== null && v !== undefined)
+          .map(Number);
+        expect(values[0]).to.equal(123456789);
+        expect(values).to.deep.equal([...values].sort((a, b) => b - a));
+        expect(sorted.at(-1)!.post_money_valuation).to.equal(null);
+        const byLead = (await post(EVENTS, { sort_by: 'lead_investor' })).body as typeof all;
+        const leads = byLead.map((r) => r.lead_investor).filter((l): l is string => l !== null);
+        expect(leads).to.deep.equal(
+          [...leads].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+        );
+        expect(byLead.at(-1)!.lead_investor).to.equal(null);
+        await t.db('post_money_valuation_overrides').delete();
+      });
+
       it('filters by company_ids, financing_ids and is_crypto; empty or null lists do not filter', async () => {
         const byCompany = await post(EVENTS, { company_ids: [fx.companies.beta.id] });
         expect(names(byCompany.body)).to.deep.equal(['Beta Bio/Seed', 'Beta Bio/Token Sale']);
@@ -887,12 +946,19 @@ for (const dialect of dialects) {
 
         // The new rounds are read back by get_financing_events over REST and MCP.
         const rest = await post(EVENTS, { financing_ids: [b.id, bridge.id], include_fx_details: true });
-        expect(rest.body).to.deep.equal([bridge, b]);
+        // The read adds what it derives (post-money, lead investor) to what the write stored.
+        const asWritten = (f: Record<string, unknown>) => {
+          const { post_money_valuation: _p, post_money_source: _s, lead_investor: _l, ...rest } = f;
+          return rest;
+        };
+        expect(rest.body.map(asWritten)).to.deep.equal([bridge, b]);
         const viaMcp = await mcp.callTool({
           name: 'get_financing_events',
           arguments: { financing_ids: [b.id], include_fx_details: true },
         });
-        expect((viaMcp.structuredContent as { results: unknown[] }).results).to.deep.equal([b]);
+        expect(
+          (viaMcp.structuredContent as { results: Record<string, unknown>[] }).results.map(asWritten),
+        ).to.deep.equal([b]);
         await t.db('financings').whereIn('id', [b.id, bridge.id]).delete();
       });
 

@@ -433,6 +433,7 @@ for (const dialect of dialects) {
           id: data.budgets.acme2026,
           date: '2026-01-01',
           company: 'Acme Analytics',
+          company_id: fx.companies.acme.id,
           company_slug: 'acme-analytics',
           name: 'Plan 2026',
           color: '#336699',

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import { standardCategoryId } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import type { Counted, Page } from '../types.ts';
-import { countAndPage, scoped } from './util.ts';
+import type { AnalyticsDatum } from './analytics.ts';
+import { bool, countAndPage, scoped } from './util.ts';
 
 export interface BudgetRow {
   id: string;
@@ -59,6 +61,45 @@ export function budgetsRepo(db: Knex) {
           { column: 'budgets.id' },
         ])
         .first();
+    },
+    /** Every live figure of these standard categories in the visible companies' budgets, oldest first. */
+    async figures(
+      scope: Scope,
+      categories: readonly string[],
+    ): Promise<(AnalyticsDatum & { company_id: string; budget_id: string })[]> {
+      const names = new Map(categories.map((c) => [standardCategoryId(c), c]));
+      const rows = (await scoped(db('metric_data'), scope, 'metric_data')
+        .whereNotNull('metric_data.budget_id')
+        .whereNull('metric_data.deleted_at')
+        .whereIn('metric_data.category_id', [...names.keys()])
+        .orderBy([{ column: 'metric_data.date' }, { column: 'metric_data.id' }])
+        .select(
+          'metric_data.id',
+          'metric_data.company_id',
+          'metric_data.budget_id',
+          'metric_data.category_id',
+          'metric_data.cadence',
+          'metric_data.date',
+          'metric_data.value',
+          'metric_data.currency',
+          'metric_data.archived',
+          'metric_data.created_at',
+          'metric_data.updated_at',
+        )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & {
+        company_id: string;
+        budget_id: string;
+        category_id: string;
+        archived: unknown;
+      })[];
+      return rows.map(({ category_id, ...r }) => ({
+        ...r,
+        category: names.get(category_id)!,
+        archived: bool(r.archived),
+      }));
+    },
+    /** Every budget of the visible companies. */
+    async all(scope: Scope): Promise<BudgetRow[]> {
+      return scoped(db('budgets'), scope, 'budgets').select('budgets.*');
     },
     async create(budget: BudgetRow): Promise<void> {
       await db('budgets').insert(budget);

@@ -3,6 +3,15 @@ import * as D from '../../core/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { Figure, LatestFigure, Period, Unit } from '../schemas/figure.ts';
 import {
+  marginRollUp,
+  PERIOD_MONTHS,
+  type PeriodUnit,
+  periodInput,
+  periodStart,
+  type Rolled,
+  rollUp,
+} from './periods.ts';
+import {
   badBase,
   type Chosen,
   chooseSeries,
@@ -27,6 +36,7 @@ import {
   nullLatest,
   type Observation,
   observedText,
+  percentChange,
   period,
   sourceOf,
   ttmGrowth,
@@ -72,6 +82,23 @@ const Point = z.object({
     ),
 });
 
+const PeriodPoint = z.object({
+  period: z.string().describe('YYYY-MM, YYYY-Qn or YYYY.'),
+  value: z.string().nullable(),
+  complete: z
+    .boolean()
+    .describe(
+      'False for a period with fewer months of data than it has (flows, margin) or no value at its end (stocks).',
+    ),
+  growth: z.string().nullable().describe('Percent over the previous period; null unless both are complete.'),
+  yoy: z
+    .string()
+    .nullable()
+    .describe('Percent over the same period a year earlier; null unless both are complete.'),
+  converted_value: z.string().nullable().describe("Money: value in the firm's currency; else null."),
+  reason: z.string().nullable(),
+});
+
 const Series = z.object({
   category: z.string(),
   unit: Unit,
@@ -82,7 +109,12 @@ const Series = z.object({
     .describe('The one cadence the series is built from; null when there is no data in the window.'),
   points: z
     .array(Point)
-    .describe('One point per month (per quarter or year for such a cadence) over the window, oldest first.'),
+    .describe(
+      'period month: one point per month (per quarter or year for such a cadence) over the window, oldest first; else empty.',
+    ),
+  periods: z
+    .array(PeriodPoint)
+    .describe('period quarter or year: one point per period, oldest first; else empty.'),
   latest: LatestFigure.describe('The latest value in the window.'),
   mom: Figure.describe('Month-on-month growth of the latest value, percent.'),
   qoq: Figure.describe('Growth over the value 3 months earlier, percent.'),
@@ -99,11 +131,12 @@ export const getCompanyPerformance = defineTool({
   name: 'get_company_performance',
   title: 'Performance trends of a company',
   description:
-    'Monthly series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; every figure states currency, period and sources, or why it is null. TTM figures and runway: get_company_financial_summary.',
+    'Monthly series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; each figure states currency, period, sources or why it is null. TTM figures and runway: get_company_financial_summary.',
   input: z.object({
     company_id: companyIdInput,
-    months: monthsInput(
-      'Length of the window in months, 1 to 120, ending at the latest month with data. Default 12.',
+    months: monthsInput('Window in months, ending at the latest month with data.'),
+    period: periodInput(
+      'quarter/year: `periods` over the window; flows summed, stocks at period end, gross margin = gross profit / revenue.',
     ),
   }),
   output: z.object({
@@ -150,11 +183,22 @@ export const getCompanyPerformance = defineTool({
         unit,
         currency,
         cadence: chosen.cadence,
-        points: points(chosen, latest, start, end, (value, month) =>
-          unit === 'money'
-            ? (convertAmount(value, currency, month, preferred, data.rates)?.value ?? null)
-            : null,
-        ),
+        points:
+          input.period === 'month'
+            ? points(chosen, latest, start, end, (value, month) =>
+                unit === 'money'
+                  ? (convertAmount(value, currency, month, preferred, data.rates)?.value ?? null)
+                  : null,
+              )
+            : [],
+        periods:
+          input.period === 'month'
+            ? []
+            : periodPoints(category, data.byCategory, input.period, start, end, (value, month) =>
+                unit === 'money'
+                  ? (convertAmount(value, currency, month, preferred, data.rates)?.value ?? null)
+                  : null,
+              ),
         latest: withConverted(latestFigure(category, unit, currency, chosen, latest), preferred, data.rates),
         mom: growth(category, chosen, latest, 1, 'month-on-month'),
         qoq: growth(category, chosen, latest, 3, 'quarter-on-quarter'),
@@ -185,6 +229,7 @@ function emptySeries(category: string, unit: Unit, currency: string | null, reas
     currency,
     cadence: null,
     points: [],
+    periods: [],
     latest: nullLatest(category, unit, currency, reason),
     mom: noGrowth,
     qoq: noGrowth,
@@ -219,6 +264,49 @@ function points(
       converted_value: convert(o ? observedText(o) : null, monthText(m)),
     };
   });
+}
+
+/** The calendar periods overlapping [start, end], each with its growth over the period before and a year before. */
+function periodPoints(
+  category: Category,
+  byCategory: Map<string, Observation[]>,
+  unit: PeriodUnit,
+  start: Month,
+  end: Month,
+  convert: (value: string | null, month: string) => string | null,
+) {
+  const first = periodStart(unit, start);
+  const range = { from: first - 12, to: end };
+  const rows = (c: string) => byCategory.get(c) ?? [];
+  const rolled =
+    category === 'gross_margin'
+      ? marginRollUp(rows('gross_margin'), rows('revenue'), unit, range)
+      : rollUp(category, rows(category), unit, range);
+  const byStart = new Map(rolled.map((r) => [r.from, r]));
+  const change = (base: Rolled | undefined, now: Rolled) => {
+    if (!base?.complete || !now.complete || !base.value || !now.value || badBase(base.value, base.label))
+      return null;
+    return D.toFixed(percentChange(base.value, now.value), 2);
+  };
+  return rolled
+    .filter((r) => r.from >= first)
+    .map((r) => {
+      const value = r.value === null ? null : valueText(category, r);
+      return {
+        period: r.label,
+        value,
+        complete: r.complete,
+        growth: change(byStart.get(r.from - PERIOD_MONTHS[unit]), r),
+        yoy: change(byStart.get(r.from - 12), r),
+        converted_value: convert(value, monthText(r.to)),
+        reason: r.value === null ? r.reason : null,
+      };
+    });
+}
+
+function valueText(category: string, r: Rolled): string {
+  const exact = category !== 'gross_margin' && r.rows.every((o) => !o.converted);
+  return exact ? D.toText(r.value!) : D.toFixed(r.value!, 2);
 }
 
 /**

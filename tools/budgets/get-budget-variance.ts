@@ -7,11 +7,13 @@ import {
 } from '../../core/categories.ts';
 import { abs, div, fromInteger, mul, readDecimal, sign, sub, toFixed, toText } from '../../core/decimal.ts';
 import type { AnalyticsDatum } from '../../db/repos/analytics.ts';
+import { periodInput } from '../analytics/periods.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { isoDateField } from '../schemas/dates.ts';
 import { listOf, pageFields } from '../schemas/page.ts';
+import { BUDGET_RULE, RankedVariance, rankVariance } from './rank-variance.ts';
 
 const VarianceRow = z.object({
   category: z.string(),
@@ -100,43 +102,66 @@ export const getBudgetVariance = defineTool({
   name: 'get_budget_variance',
   title: 'Budget against actual',
   description:
-    "A company's budget against its actuals, per category and period: budget, actual, variance and variance %. Flows are compared per period, stocks at each budget date.",
+    "A company's budget against actuals per category and period: budget, actual, variance, variance %; flows per period, stocks at each budget date. No company_id: ranks every company by variance % in its latest complete period.",
   input: z.object({
-    company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
+    company_id: z.string().min(1).optional().describe('Company id; omitted: rank every company.'),
     budget_id: z
       .string()
       .min(1)
       .optional()
-      .describe('Budget id (from list_budgets); default: the company budget with the latest date.'),
-    from_date: isoDateField('Only budget figures dated on or after this date.'),
-    to_date: isoDateField('Only budget figures dated on or before this date.'),
-    category: z.string().min(1).optional().describe('One standard category, such as revenue or net_burn.'),
+      .describe("Budget id (list_budgets); default: the company's latest-dated budget."),
+    from_date: isoDateField('Budget figures from this date.'),
+    to_date: isoDateField('Budget figures up to this date.'),
+    category: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A standard category, e.g. revenue (ranking default) or net_burn.'),
+    period: periodInput('Ranking period: flows summed, stocks at its end.'),
+    order: z
+      .enum(['miss_first', 'beat_first'])
+      .default('miss_first')
+      .describe('Ranking: biggest miss or beat first.'),
     ...pageFields,
   }),
-  output: listOf(VarianceRow).extend({
-    company_id: z.string(),
-    company_name: z.string(),
-    budget_id: z.string(),
-    budget_name: z.string(),
+  output: listOf(z.union([VarianceRow, RankedVariance])).extend({
+    company_id: z.string().nullable().describe('The company; null when ranking.'),
+    company_name: z.string().nullable(),
+    budget_id: z.string().nullable(),
+    budget_name: z.string().nullable(),
+    ranking: z
+      .object({
+        category: z.string(),
+        firm_currency: z.string(),
+        miss_means: z.string().describe('actual below budget, or above it for spending such as net_burn.'),
+        budget_rule: z.string().describe(BUDGET_RULE),
+      })
+      .nullable()
+      .describe('How the ranking reads; null with company_id.'),
   }),
   annotations: readOnly,
   async handler(ctx, input) {
     const { repos, principal } = ctx;
+    const categories = input.category ? [standardCategory(input.category)] : STANDARD_CATEGORY_NAMES;
+    if (!input.company_id) {
+      for (const field of ['budget_id', 'from_date', 'to_date'] as const)
+        if (input[field])
+          throw InvalidInput.field(field, 'needs company_id; the ranking uses each latest period');
+      const category = categories.length === 1 ? categories[0]! : 'revenue';
+      const ranked = await rankVariance(ctx, { ...input, category });
+      const { firm_currency, miss_means, budget_rule, ...page } = ranked;
+      return {
+        ...page,
+        company_id: null,
+        company_name: null,
+        budget_id: null,
+        budget_name: null,
+        ranking: { category, firm_currency, miss_means, budget_rule },
+      };
+    }
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     if (input.from_date && input.to_date && input.from_date > input.to_date)
       throw InvalidInput.field('from_date', `must not be after to_date (${input.to_date})`);
-    let categories = STANDARD_CATEGORY_NAMES;
-    if (input.category) {
-      const name = normaliseCategoryName(input.category);
-      if (!STANDARD_CATEGORY_NAMES.includes(name)) {
-        const suggestion = suggestCategory(input.category, STANDARD_CATEGORY_NAMES);
-        throw InvalidInput.field(
-          'category',
-          `unknown standard category "${input.category}"; ${suggestion ? `did you mean "${suggestion}"? ` : ''}get_metrics_options lists every valid name`,
-        );
-      }
-      categories = [name];
-    }
     const budget = input.budget_id
       ? await repos.budgets.get(principal.scope, input.budget_id)
       : await repos.budgets.latest(principal.scope, company.id);
@@ -181,6 +206,18 @@ export const getBudgetVariance = defineTool({
       company_name: company.name,
       budget_id: budget.id,
       budget_name: budget.name,
+      ranking: null,
     };
   },
 });
+
+/** The standard category a name means, matched case-insensitively; an unknown name is a 400 with a suggestion. */
+function standardCategory(text: string): string {
+  const name = normaliseCategoryName(text);
+  if (STANDARD_CATEGORY_NAMES.includes(name)) return name;
+  const suggestion = suggestCategory(text, STANDARD_CATEGORY_NAMES);
+  throw InvalidInput.field(
+    'category',
+    `unknown standard category "${text}"; ${suggestion ? `did you mean "${suggestion}"? ` : ''}get_metrics_options lists every valid name`,
+  );
+}

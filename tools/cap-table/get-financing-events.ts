@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { compareDecimal } from '../../core/decimal.ts';
-import type { FinancingRecord } from '../../db/repos/cap-table.ts';
+import { add, compareDecimal, readDecimal, toText } from '../../core/decimal.ts';
+import type { FinancingRecord, StoredMoney } from '../../db/repos/cap-table.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
-import type { MoneyConverter } from '../schemas/money.ts';
+import { MoneyAmount, type MoneyConverter } from '../schemas/money.ts';
 import { idsFilter, listFilter, pagedResults, pageOf, readFilter } from './shared.ts';
 
 const SORTS = [
@@ -13,23 +13,91 @@ const SORTS = [
   'round_size',
   '+round_size',
   '-round_size',
+  'post_money_valuation',
+  '+post_money_valuation',
+  '-post_money_valuation',
+  'lead_investor',
+  '+lead_investor',
+  '-lead_investor',
 ] as const;
+
+const RoundOut = FinancingOut.extend({
+  post_money_valuation: MoneyAmount.nullable().describe(
+    'A post-money override dated on the closing date (upsert_overrides), else pre-money plus round size.',
+  ),
+  post_money_source: z.enum(['reported', 'pre_money_plus_round']).nullable().describe('null when unknown.'),
+  lead_investor: z
+    .string()
+    .nullable()
+    .describe('Co-investor(s) marked lead, comma-separated; null when none.'),
+});
+
+/** Post-money overrides by company and date. */
+type Reported = Map<string, StoredMoney>;
+
+/** The round's post-money: reported on its closing date, else pre-money plus round size in one currency. */
+function postMoney(
+  row: FinancingRecord,
+  reported: Reported,
+): { money: StoredMoney; source: 'reported' | 'pre_money_plus_round' } | null {
+  const given = reported.get(`${row.company_id}\u0000${row.closing_date}`);
+  if (given) return { money: given, source: 'reported' };
+  const pre = row.pre_money.value === null ? null : readDecimal(row.pre_money.value);
+  const size = row.round_size.value === null ? null : readDecimal(row.round_size.value);
+  if (!pre || !size || row.pre_money.currency !== row.round_size.currency) return null;
+  const rate = row.pre_money.fx_rate === row.round_size.fx_rate ? row.pre_money.fx_rate : null;
+  return {
+    money: {
+      value: toText(add(pre, size)),
+      currency: row.pre_money.currency,
+      fx_rate: rate,
+      is_custom_rate: rate ? row.pre_money.is_custom_rate : null,
+    },
+    source: 'pre_money_plus_round',
+  };
+}
+
+function leadInvestor(row: FinancingRecord): string | null {
+  const leads = row.co_investors.filter((c) => c.is_lead).map((c) => c.name);
+  return leads.length ? leads.join(', ') : null;
+}
 
 function byId(a: FinancingRecord, b: FinancingRecord): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** Orders rounds by closing date or by round size in the firm's currency (rounds without one last). */
-function sortRounds(rows: readonly FinancingRecord[], sortBy: string, fx: MoneyConverter): FinancingRecord[] {
+/** Orders rounds by closing date, lead investor, or round size or post-money in the firm's currency (unknown last). */
+function sortRounds(
+  rows: readonly FinancingRecord[],
+  sortBy: string,
+  fx: MoneyConverter,
+  reported: Reported,
+): FinancingRecord[] {
   const descending = sortBy.startsWith('-');
   const sign = descending ? -1 : 1;
+  if (sortBy.endsWith('lead_investor')) {
+    const lead = new Map(rows.map((r) => [r.id, leadInvestor(r)?.toLowerCase() ?? null]));
+    return [...rows].sort((a, b) => {
+      const x = lead.get(a.id) ?? null;
+      const y = lead.get(b.id) ?? null;
+      if (x === null || y === null) return x === y ? byId(a, b) : x === null ? 1 : -1;
+      return sign * (x < y ? -1 : x > y ? 1 : byId(a, b));
+    });
+  }
   if (sortBy.endsWith('closing_date')) {
     return [...rows].sort(
       (a, b) =>
         sign * (a.closing_date < b.closing_date ? -1 : a.closing_date > b.closing_date ? 1 : byId(a, b)),
     );
   }
-  const size = new Map(rows.map((r) => [r.id, fx.convertedValue(r.round_size, r.closing_date)]));
+  const amountOf = (r: FinancingRecord) =>
+    sortBy.endsWith('round_size') ? r.round_size : postMoney(r, reported)?.money;
+  const size = new Map(
+    rows.map((r) => {
+      const money = amountOf(r);
+      return [r.id, money ? fx.convertedValue(money, r.closing_date) : null];
+    }),
+  );
   return [...rows].sort((a, b) => {
     const x = size.get(a.id) ?? null;
     const y = size.get(b.id) ?? null;
@@ -42,7 +110,7 @@ export const getFinancingEvents = defineTool({
   name: 'get_financing_events',
   title: 'Get financing events (cap table rounds)',
   description:
-    "Financing rounds of the cap tables you can see, by closing date: valuation, size (also in the firm's currency), fully diluted shares, co-investors, liquidation terms, pari passu rounds.",
+    "Financing rounds you can see, by closing date: pre- and post-money valuation, size (also in the firm's currency), lead investor, fully diluted shares, co-investors, liquidation terms, pari passu rounds.",
   input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),
@@ -66,11 +134,11 @@ export const getFinancingEvents = defineTool({
       .enum(SORTS)
       .nullish()
       .describe(
-        "closing_date or round_size (by value in the firm's currency); prefix - for descending, + or none for " +
-          'ascending. Default closing_date ascending. Rounds without a converted size sort last.',
+        "By closing_date, round_size or post_money_valuation (in the firm's currency), or lead_investor; - descending, " +
+          '+ or none ascending. Default closing_date. Unknowns last.',
       ),
   }),
-  output: pageOf(FinancingOut),
+  output: pageOf(RoundOut),
   annotations: readOnly,
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.financings(ctx.principal.scope, {
@@ -79,11 +147,32 @@ export const getFinancingEvents = defineTool({
       isCrypto: input.is_crypto ?? undefined,
       coInvestors: input.co_investors ?? undefined,
     });
+    const overrides = rows.length
+      ? await ctx.repos.capTable.postMoneyOverrides(ctx.principal.scope, {
+          companyIds: [...new Set(rows.map((r) => r.company_id))],
+          onOrBefore: '9999-12-31',
+        })
+      : [];
+    // Oldest first: the latest override of a date wins.
+    const reported: Reported = new Map(
+      overrides.map((o) => [`${o.company_id}\u0000${o.date}`, o.post_money_valuation]),
+    );
     const sortBy = input.sort_by;
     return pagedResults(ctx, rows, input, {
-      amounts: financingAmounts,
-      out: toFinancingOut,
-      order: sortBy ? (all, fx) => sortRounds(all, sortBy, fx) : undefined,
+      amounts: (row) => {
+        const post = postMoney(row, reported);
+        return [...financingAmounts(row), ...(post ? [{ money: post.money, date: row.closing_date }] : [])];
+      },
+      out: (row, fx) => {
+        const post = postMoney(row, reported);
+        return {
+          ...toFinancingOut(row, fx),
+          post_money_valuation: post ? fx.amount(post.money, row.closing_date) : null,
+          post_money_source: post?.source ?? null,
+          lead_investor: leadInvestor(row),
+        };
+      },
+      order: sortBy ? (all, fx) => sortRounds(all, sortBy, fx, reported) : undefined,
     });
   },
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { add, readDecimal, toNumber, ZERO } from '../../core/decimal.ts';
 import type { StoredMoney } from '../../db/repos/cap-table.ts';
 import { defineTool, readOnly } from '../define.ts';
+import { roundFraction, roundMultiple } from '../funds/precision.ts';
 import {
   CashFlow,
   loadReturns,
@@ -20,9 +21,12 @@ const CompanyMetrics = z.object({
   company_name: z.string(),
   as_of_date: z.string().describe('YYYY-MM-DD.'),
   currency: z.string().describe("The firm's currency: every amount is in it."),
-  irr: z.number().nullable().describe('Gross IRR as a fraction (0.25 = 25 %): the XIRR of cash_flows.'),
+  irr: z
+    .number()
+    .nullable()
+    .describe('Gross IRR as a fraction (0.25 = 25 %), 6 decimals: the XIRR of cash_flows.'),
   irr_note: z.string().nullable().describe('Why irr is null, or null.'),
-  moic: z.string().nullable().describe('(realized_value + fair_value) / investment_amount.'),
+  moic: z.string().nullable().describe('(realized_value + fair_value) / investment_amount, 4 decimals.'),
   fair_value: z.string().describe('Value held at as_of_date.'),
   investment_amount: z.string().describe('Money invested up to as_of_date.'),
   realized_value: z.string().describe('Sale proceeds up to as_of_date.'),
@@ -30,7 +34,7 @@ const CompanyMetrics = z.object({
     .number()
     .nullable()
     .describe(
-      'total_shares_owned / fully_diluted_shares as a fraction, or per fund its latest ownership override on or before as_of_date.',
+      'total_shares_owned / fully_diluted_shares as a fraction (6 decimals), or per fund its latest ownership override on or before as_of_date.',
     ),
   total_shares_owned: z.string().describe('Shares held at as_of_date by the funds counted.'),
   pre_money_valuation: z.string().nullable().describe('Of the latest round on or before as_of_date.'),
@@ -67,6 +71,25 @@ function companyOwnership(
   return rest === null ? null : toNumber(stated) + rest;
 }
 
+const SORT_FIELDS = ['fair_value', 'moic', 'irr', 'investment_amount', 'ownership'] as const;
+type Metrics = z.input<typeof CompanyMetrics>;
+
+/** Orders by one figure, unknown values last, then by company name. */
+function sortMetrics(rows: Metrics[], field: (typeof SORT_FIELDS)[number], order: 'asc' | 'desc'): Metrics[] {
+  const sign = order === 'desc' ? -1 : 1;
+  const key = (m: Metrics) => {
+    const v = m[field];
+    return v === null || v === undefined ? null : typeof v === 'number' ? v : Number(v);
+  };
+  return [...rows].sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    if (x === null || y === null)
+      return x === y ? a.company_name.localeCompare(b.company_name) : x === null ? 1 : -1;
+    return sign * (x - y) || a.company_name.localeCompare(b.company_name);
+  });
+}
+
 export const getInvestmentMetrics = defineTool({
   name: 'get_investment_metrics',
   title: 'Get investment metrics (IRR, MOIC, fair value)',
@@ -76,13 +99,17 @@ export const getInvestmentMetrics = defineTool({
       .array(z.string())
       .min(1)
       .max(1000)
-      .describe('Companies to measure (ids from list_companies); ids you cannot see are simply absent.'),
+      .optional()
+      .describe('Company ids; omitted: every visible company.'),
     fund_ids: z
       .array(z.string())
       .max(1000)
       .nullish()
-      .describe('Only these funds (ids from list_funds); omitted, null or empty: all funds together.'),
+      .describe('Only these funds (list_funds); omitted or empty: all together.'),
     as_of_date: z.iso.date().optional().describe('Date to measure at, YYYY-MM-DD. Default today (UTC).'),
+    sort_by: z.enum(SORT_FIELDS).optional().describe('Rank by this figure, unknown last; default by name.'),
+    sort_order: z.enum(['desc', 'asc']).default('desc').describe('With sort_by.'),
+    limit: z.number().int().min(1).max(1000).optional().describe('First `limit` only.'),
   }),
   output: z.object({
     as_of_date: z.string(),
@@ -92,11 +119,11 @@ export const getInvestmentMetrics = defineTool({
   async handler(ctx, input) {
     const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
     const data = await loadReturns(ctx, {
-      companyIds: [...input.company_ids],
+      companyIds: input.company_ids && [...input.company_ids],
       fundIds: listFilter(input.fund_ids),
       asOf,
     });
-    const overrideFilter = { companyIds: [...input.company_ids], onOrBefore: asOf };
+    const overrideFilter = { companyIds: input.company_ids && [...input.company_ids], onOrBefore: asOf };
     const [ownerships, valuations] = await Promise.all([
       ctx.repos.capTable.ownershipOverrides(ctx.principal.scope, overrideFilter),
       ctx.repos.capTable.postMoneyOverrides(ctx.principal.scope, overrideFilter),
@@ -124,13 +151,13 @@ export const getInvestmentMetrics = defineTool({
         company_name: first.companyName,
         as_of_date: asOf,
         currency: s.currency,
-        irr: s.irr,
+        irr: roundFraction(s.irr),
         irr_note: s.irr_note,
-        moic: s.moic,
+        moic: roundMultiple(s.moic),
         fair_value: s.fair_value,
         investment_amount: s.investment_amount,
         realized_value: s.realized_value,
-        ownership: companyOwnership(positions, facts?.fullyDilutedShares ?? null, ownershipOf),
+        ownership: roundFraction(companyOwnership(positions, facts?.fullyDilutedShares ?? null, ownershipOf)),
         total_shares_owned: shares,
         pre_money_valuation: facts?.preMoney ?? null,
         post_money_valuation: postMoney(postMoneyOf.get(first.companyId)) ?? facts?.postMoney ?? null,
@@ -140,6 +167,7 @@ export const getInvestmentMetrics = defineTool({
         cash_flows: s.cash_flows,
       };
     });
-    return { as_of_date: asOf, metrics };
+    const sorted = input.sort_by ? sortMetrics(metrics, input.sort_by, input.sort_order) : metrics;
+    return { as_of_date: asOf, metrics: input.limit ? sorted.slice(0, input.limit) : sorted };
   },
 });

@@ -1,11 +1,16 @@
 import { z } from 'zod';
+import { compare } from '../../core/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
 import { utcDate } from '../schemas/dates.ts';
 import { pageFields } from '../schemas/page.ts';
-import { CashFlow, loadReturns, METHOD, type Position, summarise } from './returns.ts';
+import { roundFraction, roundMultiple } from './precision.ts';
+import { CashFlow, loadReturns, type Position, summarise } from './returns.ts';
 
-const ratio = (what: string) => z.string().nullable().describe(`${what}; null with nothing paid in.`);
+const ratio = (what: string) =>
+  z.string().nullable().describe(`${what}, 4 decimals; null with nothing paid in.`);
+const flows = (what: string) =>
+  z.array(CashFlow).optional().describe(`${what}; only with include_cash_flows.`);
 
 const CompanyReturn = z.object({
   company_id: z.string(),
@@ -14,10 +19,10 @@ const CompanyReturn = z.object({
   realized_value: z.string().describe('Sale proceeds up to as_of_date.'),
   fair_value: z.string().describe('Value held at as_of_date.'),
   moic: ratio('(realized_value + fair_value) / paid_in_capital'),
-  irr: z.number().nullable().describe('Gross IRR as a fraction: the XIRR of cash_flows.'),
+  irr: z.number().nullable().describe('Gross IRR as a fraction, 6 decimals: the XIRR of the flows.'),
   irr_note: z.string().nullable().describe('Why irr is null, or null.'),
   notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
-  cash_flows: z.array(CashFlow),
+  cash_flows: flows('The flows behind the figures'),
 });
 
 const FundReturn = z.object({
@@ -32,23 +37,23 @@ const FundReturn = z.object({
   tvpi: ratio('Total value to paid-in, gross: the same as moic at fund level'),
   dpi: ratio('realized_value / paid_in_capital'),
   rvpi: ratio('fair_value / paid_in_capital'),
-  gross_irr: z.number().nullable().describe('XIRR of cash_flows, as a fraction (0.25 = 25 %).'),
+  gross_irr: z.number().nullable().describe('XIRR of the flows, as a fraction (0.25 = 25 %), 6 decimals.'),
   irr_note: z.string().nullable().describe('Why gross_irr is null, or null.'),
   notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
-  cash_flows: z.array(CashFlow).describe("The fund's flows in every company, by date, the fair value last."),
+  cash_flows: flows("The fund's flows in every company, by date, the fair value last"),
   companies: z.object({
     count: z.number().int().describe('Companies the fund holds or held.'),
     page: z.number().int(),
     per_page: z.number().int(),
     has_more: z.boolean().describe('True when a further page of companies exists.'),
-    results: z.array(CompanyReturn).describe('One page of the per-company breakdown, by company name.'),
+    results: z.array(CompanyReturn).describe('One page of the per-company breakdown, largest NAV first.'),
   }),
 });
 
 export const getFundPerformance = defineTool({
   name: 'get_fund_performance',
   title: 'Get fund performance (TVPI, DPI, IRR)',
-  description: `Each fund's gross returns in the firm's currency (paid-in, realised, NAV, MOIC, TVPI, DPI, RVPI, IRR) with a paged per-company breakdown of the companies you can see. ${METHOD}`,
+  description: `Each fund's gross returns in the firm's currency (paid-in, realised, NAV, MOIC, TVPI, DPI, RVPI, IRR) with a paged per-company breakdown of the companies you can see, largest NAV first. Method as get_investment_metrics; IRR is a fraction (0.25 = 25 %).`,
   input: z.object({
     fund_id: z
       .string()
@@ -56,6 +61,7 @@ export const getFundPerformance = defineTool({
       .nullish()
       .describe('Only this fund (id from list_funds). Omitted: every fund.'),
     as_of_date: z.iso.date().optional().describe('Date to measure at, YYYY-MM-DD. Default today (UTC).'),
+    include_cash_flows: z.boolean().optional().describe('Add cash_flows (default false; REST: true).'),
     ...pageFields,
   }),
   output: z.object({
@@ -76,10 +82,11 @@ export const getFundPerformance = defineTool({
     }
     const data = await loadReturns(ctx, { fundIds: funds.map((f) => f.id), asOf });
     const start = (input.page - 1) * input.per_page;
+    const withFlows = input.include_cash_flows ?? false;
     return {
       as_of_date: asOf,
       funds: funds.map((fund) => {
-        const positions = data.positions.filter((p) => p.fundId === fund.id);
+        const positions = byNav(data.positions.filter((p) => p.fundId === fund.id));
         const s = summarise(positions, data.currency);
         return {
           fund_id: fund.id,
@@ -89,14 +96,14 @@ export const getFundPerformance = defineTool({
           paid_in_capital: s.investment_amount,
           realized_value: s.realized_value,
           fair_value: s.fair_value,
-          moic: s.moic,
-          tvpi: s.moic,
-          dpi: s.dpi,
-          rvpi: s.rvpi,
-          gross_irr: s.irr,
+          moic: roundMultiple(s.moic),
+          tvpi: roundMultiple(s.moic),
+          dpi: roundMultiple(s.dpi),
+          rvpi: roundMultiple(s.rvpi),
+          gross_irr: roundFraction(s.irr),
           irr_note: s.irr_note,
           notes: s.notes,
-          cash_flows: s.cash_flows,
+          ...(withFlows ? { cash_flows: s.cash_flows } : {}),
           companies: {
             count: positions.length,
             page: input.page,
@@ -104,7 +111,7 @@ export const getFundPerformance = defineTool({
             has_more: start + input.per_page < positions.length,
             results: positions
               .slice(start, start + input.per_page)
-              .map((p) => companyReturn(p, data.currency)),
+              .map((p) => companyReturn(p, data.currency, withFlows)),
           },
         };
       }),
@@ -112,7 +119,14 @@ export const getFundPerformance = defineTool({
   },
 });
 
-function companyReturn(p: Position, currency: string) {
+/** Largest fair value (NAV) first, then by company name. */
+function byNav(positions: Position[]): Position[] {
+  return positions.sort(
+    (a, b) => compare(b.fairValue, a.fairValue) || a.companyName.localeCompare(b.companyName),
+  );
+}
+
+function companyReturn(p: Position, currency: string, withFlows: boolean) {
   const s = summarise([p], currency);
   return {
     company_id: p.companyId,
@@ -120,10 +134,10 @@ function companyReturn(p: Position, currency: string) {
     paid_in_capital: s.investment_amount,
     realized_value: s.realized_value,
     fair_value: s.fair_value,
-    moic: s.moic,
-    irr: s.irr,
+    moic: roundMultiple(s.moic),
+    irr: roundFraction(s.irr),
     irr_note: s.irr_note,
     notes: s.notes,
-    cash_flows: s.cash_flows,
+    ...(withFlows ? { cash_flows: s.cash_flows } : {}),
   };
 }

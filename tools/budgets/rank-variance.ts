@@ -1,0 +1,213 @@
+// get_budget_variance without a company: every visible company's variance in its latest period where
+// both the budget and the actuals are complete, ranked by variance %.
+import { z } from 'zod';
+import * as D from '../../core/decimal.ts';
+import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
+import type { BudgetRow } from '../../db/repos/budgets.ts';
+import type { CompanyRow } from '../../db/repos/companies.ts';
+import { PERIOD_MONTHS, type PeriodUnit, type Rolled, rollUp } from '../analytics/periods.ts';
+import { convertAmount, monthText, ratesByCurrency, toCompanyData } from '../analytics/series.ts';
+import type { ToolContext } from '../context.ts';
+import { type ListResult, type PageInput, pageResult } from '../schemas/page.ts';
+
+/** Categories where coming in above budget is the miss (spending), not below it. */
+const LOWER_IS_BETTER = new Set([
+  'net_burn',
+  'burn_per_fte',
+  'cost_of_goods_sold',
+  'total_operating_expenses',
+  'cash_payments',
+  'churned_arr',
+  'contraction_arr',
+]);
+
+export const BUDGET_RULE =
+  'Where budgets overlap, the one with the latest budget date counts, then the latest created (a reforecast over its plan).';
+
+export const RankedVariance = z.object({
+  company_id: z.string(),
+  company_name: z.string(),
+  budget_id: z.string().describe('The budget that counts for the period.'),
+  budget_name: z.string(),
+  period: z
+    .string()
+    .describe(
+      'Latest period with complete budget and actuals (else the latest budgeted): YYYY-MM, YYYY-Qn or YYYY.',
+    ),
+  budget: z.string().nullable().describe('Flow: summed over the period; stock: at its end.'),
+  actual: z.string().nullable(),
+  variance: z.string().nullable().describe('actual - budget.'),
+  variance_pct: z.string().nullable().describe('variance / |budget| × 100, 2 decimals.'),
+  currency: z.string().nullable(),
+  in_firm_currency: z
+    .object({ budget: z.string().nullable(), actual: z.string().nullable(), variance: z.string().nullable() })
+    .describe("The three in the firm's currency at the period-end rate."),
+  reason: z.string().nullable().describe('Why variance is null; null otherwise.'),
+});
+type RankedVariance = z.infer<typeof RankedVariance>;
+
+export interface RankInput extends PageInput {
+  category: string;
+  period: PeriodUnit;
+  order: 'miss_first' | 'beat_first';
+}
+
+interface CompanyRows {
+  company: CompanyRow;
+  budgets: Map<string, AnalyticsDatum[]>;
+  actuals: AnalyticsDatum[];
+}
+
+/** Budgets in the order the rule ranks them: latest date, then latest created, then id. */
+function byRule(a: BudgetRow, b: BudgetRow): number {
+  return (
+    b.date.localeCompare(a.date) ||
+    String(b.created_at).localeCompare(String(a.created_at)) ||
+    b.id.localeCompare(a.id)
+  );
+}
+
+export async function rankVariance(
+  ctx: ToolContext,
+  input: RankInput,
+): Promise<ListResult<RankedVariance> & { firm_currency: string; miss_means: string; budget_rule: string }> {
+  const { scope, firm } = ctx.principal;
+  const preferred = firm.preferred_currency;
+  const figures = (await ctx.repos.budgets.figures(scope, [input.category])).filter((f) => !f.archived);
+  const ids = [...new Set(figures.map((f) => f.company_id))];
+  const [budgets, companies, fx] = await Promise.all([
+    ctx.repos.budgets.all(scope),
+    ctx.repos.companies.names(scope, ids),
+    ctx.repos.analytics.allFxRates(firm.id, preferred),
+  ]);
+  const since = figures[0] ? `${Number(figures[0].date.slice(0, 4)) - 1}${figures[0].date.slice(4)}` : '';
+  const actuals = ids.length
+    ? await ctx.repos.analytics.seriesMany(scope, ids, new Map([[input.category, since]]))
+    : [];
+  const byCompany = new Map<string, CompanyRows>();
+  for (const id of ids) {
+    const company = companies.get(id);
+    if (company) byCompany.set(id, { company, budgets: new Map(), actuals: [] });
+  }
+  for (const f of figures) {
+    const list = byCompany.get(f.company_id)?.budgets;
+    list?.set(f.budget_id, [...(list.get(f.budget_id) ?? []), f]);
+  }
+  for (const a of actuals) if (!a.archived) byCompany.get(a.company_id)?.actuals.push(a);
+  const budgetOf = new Map(budgets.map((b) => [b.id, b]));
+  const rates = ratesByCurrency(fx);
+  const rows = [...byCompany.values()]
+    .map((c) => companyVariance(c, budgetOf, input, preferred, rates))
+    .filter((r): r is RankedVariance => r !== null);
+  const lowerIsBetter = LOWER_IS_BETTER.has(input.category);
+  const missSign = lowerIsBetter === (input.order === 'miss_first') ? -1 : 1;
+  rows.sort((a, b) => {
+    if (a.variance_pct === null || b.variance_pct === null)
+      return a.variance_pct === b.variance_pct
+        ? a.company_name.localeCompare(b.company_name)
+        : a.variance_pct === null
+          ? 1
+          : -1;
+    return (
+      missSign * D.compareDecimal(a.variance_pct, b.variance_pct) ||
+      a.company_name.localeCompare(b.company_name)
+    );
+  });
+  return {
+    ...pageResult(
+      input,
+      {
+        count: rows.length,
+        rows: rows.slice((input.page - 1) * input.per_page, input.page * input.per_page),
+      },
+      (r) => r,
+    ),
+    firm_currency: preferred,
+    miss_means: lowerIsBetter ? 'actual above budget' : 'actual below budget',
+    budget_rule: BUDGET_RULE,
+  };
+}
+
+/** One company's variance in its latest comparable period. */
+function companyVariance(
+  c: CompanyRows,
+  budgetOf: Map<string, BudgetRow>,
+  input: RankInput,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): RankedVariance | null {
+  const reporting = c.company.reporting_currency;
+  const actual = toCompanyData(c.actuals, reporting, preferred, rates);
+  const actualByPeriod = byLabel(
+    rollUp(input.category, actual.byCategory.get(input.category) ?? [], input.period),
+  );
+  const plans = [...c.budgets.keys()]
+    .map((id) => budgetOf.get(id)!)
+    .filter(Boolean)
+    .sort(byRule)
+    .map((budget) => {
+      const data = toCompanyData(c.budgets.get(budget.id)!, reporting, preferred, rates);
+      const rolled = rollUp(input.category, data.byCategory.get(input.category) ?? [], input.period);
+      return { budget, currency: data.currency, byPeriod: byLabel(rolled) };
+    });
+  // Per period the first budget by the rule with a figure in it counts.
+  const counted = new Map<string, { plan: (typeof plans)[number]; rolled: Rolled }>();
+  for (const plan of plans) {
+    for (const [label, rolled] of plan.byPeriod) {
+      if (!counted.has(label) && rolled.rows.length > 0) counted.set(label, { plan, rolled });
+    }
+  }
+  const labels = [...counted.keys()].sort().reverse();
+  if (labels.length === 0) return null;
+  const chosen =
+    labels.find((l) => counted.get(l)!.rolled.complete && actualByPeriod.get(l)?.complete) ?? labels[0]!;
+  const { plan, rolled } = counted.get(chosen)!;
+  const real = actualByPeriod.get(chosen);
+  const base = {
+    company_id: c.company.id,
+    company_name: c.company.name,
+    budget_id: plan.budget.id,
+    budget_name: plan.budget.name,
+    period: chosen,
+    currency: plan.currency,
+  };
+  const convert = (v: D.Decimal | null, currency: string | null) =>
+    v === null
+      ? null
+      : (convertAmount(D.toText(v), currency, monthText(rolled.to), preferred, rates)?.value ?? null);
+  const budgetValue = rolled.complete ? rolled.value : null;
+  const actualValue = real?.complete ? real.value : null;
+  const row: RankedVariance = {
+    ...base,
+    budget: budgetValue && D.toText(budgetValue),
+    actual: actualValue && D.toText(actualValue),
+    variance: null,
+    variance_pct: null,
+    in_firm_currency: {
+      budget: convert(budgetValue, plan.currency),
+      actual: convert(actualValue, actual.currency),
+      variance: null,
+    },
+    reason: null,
+  };
+  const periodMonths = PERIOD_MONTHS[input.period];
+  if (budgetValue === null)
+    return {
+      ...row,
+      reason: rolled.reason ?? `the budget does not cover all ${periodMonths} months of the period`,
+    };
+  if (actualValue === null)
+    return { ...row, reason: real?.reason ?? 'no complete actuals for any budgeted period' };
+  if (actual.currency && plan.currency && actual.currency !== plan.currency)
+    return { ...row, reason: `actual is in ${actual.currency}, budget in ${plan.currency}` };
+  const variance = D.sub(actualValue, budgetValue);
+  row.variance = D.toText(variance);
+  row.in_firm_currency.variance = convert(variance, plan.currency);
+  if (D.sign(budgetValue) === 0) return { ...row, reason: 'the budget is 0, so there is no percentage' };
+  row.variance_pct = D.toFixed(D.mul(D.div(variance, D.abs(budgetValue), 12), D.fromInteger(100)), 2);
+  return row;
+}
+
+function byLabel(rolled: Rolled[]): Map<string, Rolled> {
+  return new Map(rolled.map((r) => [r.label, r]));
+}
