@@ -22,7 +22,7 @@ const loadXlsxReader = () => {
 
 /** What parsing a file came to: its text, or why there is none. */
 export type Extraction =
-  | { state: 'completed'; text: string; format: string; pages: number | null }
+  | { state: 'completed'; text: string; format: string; pages: number | null; cut?: string }
   | { state: 'not-parseable' | 'needs-input'; reason: string };
 
 export interface ExtractLimits {

@@ -36,6 +36,7 @@ const schema = z.object({
   DOCUMENT_PARSE_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3600).default(5),
   DOCUMENT_PARSE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   DOCUMENT_PARSE_LEASE_SECONDS: z.coerce.number().int().min(1).max(86400).default(600),
+  DOCUMENT_PARSE_MEMORY_MB: z.coerce.number().int().min(128).max(65536).default(512),
 });
 
 export interface Config {
@@ -78,6 +79,8 @@ export interface Config {
   documentParseTimeoutSeconds: number;
   /** How long a node's claim on a job holds; after it another node takes the job (keep it above the timeout). */
   documentParseLeaseSeconds: number;
+  /** Memory (V8 heap and resident) a parse's process may use; beyond it the document ends not-parseable. */
+  documentParseMemoryMb: number;
 }
 
 export class ConfigError extends Error {}
@@ -132,5 +135,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentParseIntervalSeconds: c.DOCUMENT_PARSE_INTERVAL_SECONDS,
     documentParseTimeoutSeconds: c.DOCUMENT_PARSE_TIMEOUT_SECONDS,
     documentParseLeaseSeconds: c.DOCUMENT_PARSE_LEASE_SECONDS,
+    documentParseMemoryMb: c.DOCUMENT_PARSE_MEMORY_MB,
   };
 }
