@@ -145,7 +145,8 @@ export function runParse(file: RunFile, limits: RunLimits = DEFAULT_RUN_LIMITS):
       }
       resolve({ state: 'not-parseable', reason: `the parser stopped with exit code ${code}` });
     };
-    child.on('exit', (code, signal) => settle(code, signal));
+    // 'close', not 'exit': stderr is read to its end first, so V8's dying words are not missed.
+    child.on('close', (code, signal) => settle(code, signal));
     child.on('error', (err) => {
       // A process that never started has no exit to wait for; one that did will report it.
       if (child.pid === undefined) settle(null, null, err);
