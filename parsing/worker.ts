@@ -1,8 +1,7 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { DocumentParsingRepo, ParseJob } from '../db/repos/document-parsing.ts';
-import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, extractText } from './extract.ts';
+import type { DocumentParsingRepo, ParseJob, ParseOutcome } from '../db/repos/document-parsing.ts';
+import { DEFAULT_RUN_LIMITS, type ParseRun, type RunLimits, runParse } from './runner.ts';
 
 export interface ParseWorkerOptions {
   repo: DocumentParsingRepo;
@@ -14,11 +13,10 @@ export interface ParseWorkerOptions {
   leaseMs: number;
   /** Jobs claimed at a time. */
   batchSize?: number;
-  /** Claims of one job (each by a node that died mid-parse) before it ends not-parseable. */
+  /** Claims of one job (each by a node or a parser process that died mid-parse) before it ends not-parseable. */
   maxAttempts?: number;
-  /** How long stop() waits for a parse under way before handing its job back. */
-  stopGraceMs?: number;
-  limits?: ExtractLimits;
+  /** The time and memory each parse's process may take. */
+  limits?: RunLimits;
 }
 
 export interface ParseWorker {
@@ -26,26 +24,54 @@ export interface ParseWorker {
   start(): void;
   /** Claims and parses one batch; the ids of the documents it finished. */
   runOnce(): Promise<string[]>;
-  /** Stops polling, hands back jobs not yet finished, and resolves once nothing runs. */
+  /** Stops polling, kills a parse under way, hands back jobs not yet finished, and resolves once nothing runs. */
   stop(): Promise<void>;
 }
 
-/** A document-parsing worker over the table-backed queue; several may run on one database. */
+/**
+ * A document-parsing worker over the table-backed queue; several may run on one database. Each parse runs
+ * in a process of its own (runner.ts): a file that exhausts time or memory ends only its own document.
+ */
 export function createParseWorker(options: ParseWorkerOptions): ParseWorker {
   const { repo, clock, logger } = options;
-  const limits = options.limits ?? DEFAULT_EXTRACT_LIMITS;
+  const limits = options.limits ?? DEFAULT_RUN_LIMITS;
   let stopping = false;
-  let current: ParseJob | undefined;
+  let current: { job: ParseJob; run: ParseRun } | undefined;
 
-  async function parse(job: ParseJob): Promise<boolean> {
-    const file = await repo.file(job.id);
-    const outcome = file
-      ? await extractText(file, limits)
-      : ({ state: 'not-parseable', reason: 'the stored file is missing' } as const);
-    if (stopping && current === undefined) return false; // handed back while parsing
+  async function record(job: ParseJob, outcome: ParseOutcome): Promise<boolean> {
     const recorded = await repo.finish(job, outcome, clock.now());
     if (recorded) logger.info('document parsed', { document_id: job.id, parse_state: outcome.state });
     return recorded;
+  }
+
+  async function parse(job: ParseJob): Promise<boolean> {
+    const file = await repo.file(job.id);
+    if (!file) return record(job, { state: 'not-parseable', reason: 'the stored file is missing' });
+    if (stopping) {
+      await repo.release(job);
+      return false;
+    }
+    const run = runParse(file, limits);
+    current = { job, run };
+    let outcome: Awaited<ParseRun['outcome']>;
+    try {
+      outcome = await run.outcome;
+    } catch (err) {
+      // No process could be started: not the document's fault, so the attempt does not count.
+      await repo.release(job);
+      throw err;
+    } finally {
+      current = undefined;
+    }
+    if (outcome.state === 'stopped') return false; // stop() handed the job back
+    if (outcome.state === 'crashed') {
+      // Killed from outside (an operator, the OOM killer): taken again, and the attempt counts, so a
+      // document that keeps killing its parser ends not-parseable after maxAttempts.
+      logger.warn('document parse killed', { document_id: job.id, detail: outcome.detail });
+      await repo.release(job, { countAttempt: true });
+      return false;
+    }
+    return record(job, outcome);
   }
 
   async function runOnce(): Promise<string[]> {
@@ -61,12 +87,7 @@ export function createParseWorker(options: ParseWorkerOptions): ParseWorker {
         await repo.release(job);
         continue;
       }
-      current = job;
-      try {
-        if (await parse(job)) done.push(job.id);
-      } finally {
-        current = undefined;
-      }
+      if (await parse(job)) done.push(job.id);
     }
     return done;
   }
@@ -96,16 +117,12 @@ export function createParseWorker(options: ParseWorkerOptions): ParseWorker {
     async stop() {
       stopping = true;
       clearTimeout(timer);
-      if (!running) return;
-      const finished = await Promise.race([
-        running.then(() => true),
-        delay(options.stopGraceMs ?? 5000, false),
-      ]);
-      const job = current;
-      if (!finished && job) {
-        current = undefined;
-        await repo.release(job).catch(() => {});
+      const under = current;
+      if (under) {
+        under.run.stop();
+        await repo.release(under.job).catch(() => {});
       }
+      await running;
     },
   };
 }

@@ -37,6 +37,7 @@ const schema = z.object({
   DOCUMENT_PARSE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   DOCUMENT_PARSE_LEASE_SECONDS: z.coerce.number().int().min(1).max(86400).default(600),
   DOCUMENT_STORAGE_QUOTA_MB: z.coerce.number().int().min(0).default(10240),
+  DOCUMENT_PARSE_MEMORY_MB: z.coerce.number().int().min(128).max(65536).default(512),
 });
 
 export interface Config {
@@ -81,6 +82,8 @@ export interface Config {
   documentParseLeaseSeconds: number;
   /** The most bytes the files of one firm's documents may take together; an upload beyond it is refused. */
   documentStorageQuotaBytes: number;
+  /** Memory (V8 heap and resident) a parse's process may use; beyond it the document ends not-parseable. */
+  documentParseMemoryMb: number;
 }
 
 export class ConfigError extends Error {}
@@ -136,5 +139,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentParseTimeoutSeconds: c.DOCUMENT_PARSE_TIMEOUT_SECONDS,
     documentParseLeaseSeconds: c.DOCUMENT_PARSE_LEASE_SECONDS,
     documentStorageQuotaBytes: c.DOCUMENT_STORAGE_QUOTA_MB * 1024 * 1024,
+    documentParseMemoryMb: c.DOCUMENT_PARSE_MEMORY_MB,
   };
 }

@@ -10,7 +10,6 @@ import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { pruneExpired } from '../db/prune.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
-import { DEFAULT_EXTRACT_LIMITS } from '../parsing/extract.ts';
 import { createParseWorker, idleWorker } from '../parsing/worker.ts';
 import { type AppDeps, createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
@@ -124,7 +123,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         logger,
         pollMs: config.documentParseIntervalSeconds * 1000,
         leaseMs: config.documentParseLeaseSeconds * 1000,
-        limits: { ...DEFAULT_EXTRACT_LIMITS, timeoutMs: config.documentParseTimeoutSeconds * 1000 },
+        limits: {
+          timeoutMs: config.documentParseTimeoutSeconds * 1000,
+          memoryMb: config.documentParseMemoryMb,
+        },
       })
     : idleWorker;
   parser.start();
@@ -140,7 +142,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // Still serving while the load balancer sees /readyz at 503 and stops sending new requests.
         if (config.shutdownDrainSeconds > 0) await delay(config.shutdownDrainSeconds * 1000);
         clearInterval(pruneTimer);
-        // Stopped first: a parse still running is handed back to the queue for another node.
+        // Stopped first: a parse still running is killed and handed back to the queue for another node.
         const parsing = parser.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

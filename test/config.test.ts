@@ -46,6 +46,15 @@ describe('configuration', () => {
       );
   });
 
+  it('caps a parse at 512 MB unless DOCUMENT_PARSE_MEMORY_MB says otherwise, and refuses less than 128', () => {
+    expect(loadConfig({}).documentParseMemoryMb).to.equal(512);
+    expect(loadConfig({ DOCUMENT_PARSE_MEMORY_MB: '1024' }).documentParseMemoryMb).to.equal(1024);
+    expect(() => loadConfig({ DOCUMENT_PARSE_MEMORY_MB: '64' })).to.throw(
+      ConfigError,
+      /DOCUMENT_PARSE_MEMORY_MB/,
+    );
+  });
+
   it('drops a trailing slash from PUBLIC_URL', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://pds.example.com/' }).publicUrl).to.equal(
       'https://pds.example.com',

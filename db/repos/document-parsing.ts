@@ -21,7 +21,7 @@ export interface ParseFile {
 
 /** How a parse ended; text only when completed. */
 export type ParseOutcome =
-  | { state: 'completed'; text: string; format: string; pages: number | null }
+  | { state: 'completed'; text: string; format: string; pages: number | null; cut?: string }
   | { state: 'not-parseable' | 'needs-input'; reason: string };
 
 export interface ClaimOptions {
@@ -142,7 +142,8 @@ export function documentParsingRepo(db: Knex) {
             parsed_at: at,
             parse_claim: null,
             parse_claimed_until: null,
-            parse_note: outcome.state === 'completed' ? null : outcome.reason.slice(0, 255),
+            // A completed document's note says why its text was cut, if it was.
+            parse_note: (outcome.state === 'completed' ? outcome.cut : outcome.reason)?.slice(0, 255) ?? null,
           });
         if (updated !== 1) return false;
         await trx('document_texts').where('document_id', job.id).delete();
@@ -160,15 +161,18 @@ export function documentParsingRepo(db: Knex) {
       });
     },
 
-    /** Gives a claimed job back unfinished (a worker stopping), to be taken again at once. */
-    async release(job: ParseJob): Promise<void> {
+    /**
+     * Gives a claimed job back unfinished, to be taken again at once: a worker stopping takes its claim
+     * back; `countAttempt` keeps it (the parse died from outside and may do so again).
+     */
+    async release(job: ParseJob, options: { countAttempt?: boolean } = {}): Promise<void> {
       await db('documents')
         .where({ id: job.id, parse_claim: job.claim, parse_state: 'in-progress' })
         .update({
           parse_state: 'not-started',
           parse_claim: null,
           parse_claimed_until: null,
-          parse_attempts: job.attempts - 1,
+          parse_attempts: options.countAttempt ? job.attempts : job.attempts - 1,
         });
     },
 

@@ -22,7 +22,10 @@ export const getDocumentContent = defineTool({
     page: z.number().int(),
     total_pages: z.number().int().describe('0 while there is no text.'),
     text: z.string(),
-    message: z.string().nullable().describe('Why there is no text.'),
+    message: z
+      .string()
+      .nullable()
+      .describe('Why there is no text; for a completed document whose text was cut short, why it was.'),
   }),
   annotations: readOnly,
   permission: 'documents',
@@ -53,7 +56,7 @@ export const getDocumentContent = defineTool({
       page: input.page,
       total_pages: pages.length,
       text: pages[input.page - 1]!,
-      message: null,
+      message: row.parse_note,
     };
   },
 });
