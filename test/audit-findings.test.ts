@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { IRR_DECIMALS, xirr } from '../core/xirr.ts';
 import type { RunningServer } from '../server/http.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
@@ -10,6 +11,39 @@ const NOW = '2026-06-01T12:00:00.000Z';
 /** The slugs `base`, `base-2` … `base-n`, sorted as strings. */
 const slugRun = (base: string, n: number) =>
   Array.from({ length: n }, (_, i) => (i === 0 ? base : `${base}-${i + 1}`)).sort();
+
+describe('the IRR of break-even cash flows', () => {
+  it('is exactly 0, not a rounding residue, and other rates keep their first nine decimals', () => {
+    const breakEven = [
+      [
+        { amount: -100, date: '2020-01-01' },
+        { amount: -50, date: '2020-07-01' },
+        { amount: 150, date: '2022-03-15' },
+      ],
+      [
+        { amount: -1234567.89, date: '2019-03-31' },
+        { amount: -765432.11, date: '2020-11-30' },
+        { amount: 2000000, date: '2024-06-30' },
+      ],
+      [
+        { amount: -0.3, date: '2019-03-31' },
+        { amount: 0.1, date: '2020-11-30' },
+        { amount: 0.2, date: '2024-06-30' },
+      ],
+    ];
+    for (const flows of breakEven) {
+      const { rate } = xirr(flows);
+      expect(Object.is(rate, 0), `${rate}`).to.equal(true);
+    }
+    // 100 → 121 over two years (730 days at actual/365) is 10 % a year.
+    const { rate } = xirr([
+      { amount: -100, date: '2021-01-01' },
+      { amount: 121, date: '2023-01-01' },
+    ]);
+    expect(rate).to.equal(0.1);
+    expect(IRR_DECIMALS).to.equal(9);
+  });
+});
 
 for (const dialect of dialects) {
   describe(`audit findings (${dialect.name}) @db`, function () {
