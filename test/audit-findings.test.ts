@@ -74,6 +74,42 @@ for (const dialect of dialects) {
       expect(responses.map((r) => r.body.slug).sort()).to.deep.equal(slugRun('race-co', 10));
     });
 
+    const point = (extra: Record<string, unknown> = {}) => ({
+      company_id: fx.companies.acme.id,
+      category: 'revenue',
+      metric_cadence: 'month',
+      date: '2025-01-31',
+      value: '1000',
+      currency: 'USD',
+      ...extra,
+    });
+    const post = (path: string, body: unknown, token = fx.editor.rest) =>
+      api(server.url, path, { token, method: 'POST', body });
+
+    it("answers 404 to a write naming another firm's company, as the read of it does", async () => {
+      const zeta = fx.companies.zeta.id;
+      const read = await api(server.url, `/v1/metrics/?company_id=${zeta}`, { token: fx.editor.rest });
+      expect(read.status).to.equal(404);
+      const metrics = await post('/v1/metrics/', [point({ company_id: zeta })]);
+      expect(metrics.status).to.equal(404);
+      expect(metrics.body.code).to.equal('not_found');
+      expect(metrics.body.errors.map((e: { field: string }) => e.field)).to.deep.equal([
+        'items[0].company_id',
+      ]);
+      const notes = await post('/v1/notes/', [{ note: 'x', company_id: zeta }]);
+      expect(notes.status).to.equal(404);
+      // With other faults as well, one 400 names every field, the company among them.
+      const mixed = await post('/v1/metrics/', [point({ company_id: zeta }), point({ date: 'soon' })]);
+      expect(mixed.status).to.equal(400);
+      expect(mixed.body.errors.map((e: { field: string }) => e.field)).to.include.members([
+        'items[0].company_id',
+        'items[1].date',
+      ]);
+      expect(await t.db('metric_data').where({ company_id: zeta }).count({ n: '*' }).first()).to.satisfy(
+        (r: { n: number | string }) => Number(r.n) === 0,
+      );
+    });
+
     if (dialect.name === 'postgres') {
       describe('on two nodes over one database', () => {
         let nodeB: ChildServer;

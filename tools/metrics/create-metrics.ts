@@ -10,7 +10,14 @@ import { isDecimal } from '../../core/decimal.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
-import { type FieldError, InvalidInput, MissingParameter, ToolError } from '../errors.ts';
+import {
+  companyNotFound,
+  type FieldError,
+  InvalidInput,
+  MissingParameter,
+  ToolError,
+  throwIfUnknownCompany,
+} from '../errors.ts';
 import { inputError } from '../run.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
 import { CategoryIndex } from './filters.ts';
@@ -136,10 +143,7 @@ async function validate(ctx: ToolContext, items: PointItem[]): Promise<Checked> 
         message: `must be ${companyId}, the company named first: one company per request`,
       });
     } else if (itemCompany && !visible.has(itemCompany)) {
-      own.push({
-        field: `${at}.company_id`,
-        message: `no company with id ${itemCompany} that you can access; call list_companies for valid ids`,
-      });
+      own.push(companyNotFound(`${at}.company_id`, itemCompany));
     }
 
     const itemBudget = str(raw.budget_id) ?? null;
@@ -260,6 +264,7 @@ export const createMetrics = defineTool({
     const items = input.items as PointItem[];
     const { errors, companyId, budgetId, categories } = await validate(ctx, items);
     if (errors.length > 0) {
+      throwIfUnknownCompany(errors);
       const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       const allMissing = errors.every((e) => e.message === 'is required');
       throw allMissing
