@@ -9,6 +9,7 @@ import {
   nearestName,
   parseChoices,
 } from '../core/categories.ts';
+import { endOfMonth } from '../core/clock.ts';
 import { convertDecimal, isDecimal } from '../core/decimal.ts';
 import type { Firm } from '../core/principal.ts';
 import { newId } from './ids.ts';
@@ -206,6 +207,8 @@ interface Checks {
   firm: Firm;
   plan: Plan;
   problem(item: Located, message: string): void;
+  /** The newest date actual (non-budget) data may have: the end of the current month. */
+  latest: string;
   /** The item's company, or undefined after reporting its unknown slug. */
   companyOf(item: Located & { company_slug: string }): CompanyRecord | undefined;
 }
@@ -365,6 +368,12 @@ async function checkMetrics(
       budgetId = budgets.get(`${owner.id}|${item.budget}`) ?? null;
       if (!budgetId) problem(item, `budget "${item.budget}" is not a budget of ${item.company_slug}`);
     }
+    if (!item.budget && item.date > checks.latest) {
+      problem(
+        item,
+        `date ${item.date} is after ${checks.latest}, the end of the current month: actual data cannot be dated in the future (budget data can)`,
+      );
+    }
     if (!category) continue;
     checkMetricValue(checks, item, category);
     if (!owner || (item.budget && !budgetId)) continue;
@@ -453,17 +462,25 @@ async function checkFinancings(checks: Checks, items: ImportFinancing[]): Promis
   }
 }
 
-async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportProblem[]): Promise<Plan> {
+async function check(
+  db: Knex,
+  firm: Firm,
+  data: ImportData,
+  problems: ImportProblem[],
+  now: string,
+): Promise<Plan> {
   const problem = (item: Located, message: string) => {
     problems.push({ order: item.order, where: item.where, message });
   };
   const plan: Plan = { companies: [], budgets: [], metrics: [], notes: [], financings: [] };
-  const companies = await checkCompanies({ db, firm, plan, problem }, data.companies);
+  const latest = endOfMonth(new Date(now));
+  const companies = await checkCompanies({ db, firm, plan, problem, latest }, data.companies);
   const checks: Checks = {
     db,
     firm,
     plan,
     problem,
+    latest,
     companyOf(item) {
       const found = companies.get(item.company_slug);
       if (!found) {
@@ -801,7 +818,7 @@ export async function importData(
   options: ImportOptions,
 ): Promise<ImportCounts> {
   const problems = [...(options.problems ?? [])];
-  const plan = await check(db, firm, data, problems);
+  const plan = await check(db, firm, data, problems, options.now);
   if (problems.length > 0) {
     throw new ImportRejected([...problems].sort((a, b) => a.order - b.order));
   }

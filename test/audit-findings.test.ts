@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { IRR_DECIMALS, xirr } from '../core/xirr.ts';
+import { ImportRejected, importData } from '../db/import.ts';
 import type { RunningServer } from '../server/http.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
+import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { api, startTestServer, TestClock } from './helpers/server.ts';
@@ -108,6 +110,104 @@ for (const dialect of dialects) {
       expect(await t.db('metric_data').where({ company_id: zeta }).count({ n: '*' }).first()).to.satisfy(
         (r: { n: number | string }) => Number(r.n) === 0,
       );
+    });
+
+    describe('actual data dated after the current month', () => {
+      const headcount = (date: string, extra: Record<string, unknown> = {}) => ({
+        company_id: fx.companies.acme.id,
+        category: 'headcount',
+        metric_cadence: 'point_in_time',
+        date,
+        value: '12',
+        ...extra,
+      });
+
+      it('is refused on every write path with a 400 naming the date; budget data may be future', async () => {
+        const before = await t.db('metric_data').count({ n: '*' }).first();
+        const res = await post('/v1/metrics/', [headcount('2026-06-30'), headcount('9999-12-31')]);
+        expect(res.status).to.equal(400);
+        expect(res.body.errors.map((e: { field: string }) => e.field)).to.deep.equal(['items[1].date']);
+        expect(res.body.errors[0].message).to.match(/on or before 2026-06-30/);
+        expect(await t.db('metric_data').count({ n: '*' }).first()).to.deep.equal(before);
+        // The last day of the current month (by the service clock) is still fine.
+        expect((await post('/v1/metrics/', [headcount('2026-06-30')])).status).to.equal(201);
+        await t.db('metric_data').where({ date: '2026-06-30' }).delete();
+
+        const budgetId = 'bdg-audit-future';
+        await t.db('budgets').insert({
+          id: budgetId,
+          firm_id: fx.firmA.id,
+          company_id: fx.companies.acme.id,
+          name: 'Plan 2031',
+          date: '2031-01-01',
+          color: '#ffffff',
+          description: '',
+          created_at: NOW,
+        });
+        const plan = await post('/v1/metrics/', [
+          headcount('2031-05-31', { is_budget_metric: true, budget_id: budgetId }),
+        ]);
+        expect(plan.status).to.equal(201);
+
+        const firm = await fx.repos.firms.getBySlug(fx.firmA.slug);
+        const metric = (date: string, budget?: string) => ({
+          where: `metrics[${date}]`,
+          order: 0,
+          company_slug: fx.companies.acme.slug,
+          category: 'headcount',
+          date,
+          cadence: 'point_in_time',
+          value: '13',
+          currency: null,
+          ...(budget ? { budget } : {}),
+        });
+        const data = { companies: [], budgets: [], notes: [], financings: [] };
+        let refused: unknown;
+        try {
+          await importData(t.db, firm!, { ...data, metrics: [metric('2031-05-31')] }, { now: NOW });
+        } catch (err) {
+          refused = err;
+        }
+        expect(refused).to.be.instanceOf(ImportRejected);
+        expect((refused as ImportRejected).problems.map((p) => p.message)).to.deep.equal([
+          'date 2031-05-31 is after 2026-06-30, the end of the current month: actual data cannot be dated in the future (budget data can)',
+        ]);
+        const imported = await importData(
+          t.db,
+          firm!,
+          { ...data, metrics: [metric('2031-04-30', 'Plan 2031')] },
+          { now: NOW },
+        );
+        expect(imported.created).to.equal(1);
+      });
+
+      it("never moves the firm's latest month past the current one when such rows are already stored", async () => {
+        const seed = (companyId: string, date: string, category = 'cash_in_bank', value = '1000') =>
+          insertDatum(t.db, {
+            firmId: fx.firmA.id,
+            companyId,
+            category,
+            cadence: 'point_in_time',
+            date,
+            value,
+            currency: category === 'cash_in_bank' ? 'USD' : null,
+          });
+        await seed(fx.companies.acme.id, '2026-05-31');
+        await seed(fx.companies.beta.id, '2026-05-31');
+        await seed(fx.companies.gamma.id, '2026-04-30');
+        // Written before the rule existed: far in the future, and in a later month of this year.
+        await seed(fx.companies.beta.id, '9999-12-31', 'headcount', '40');
+        await seed(fx.companies.gamma.id, '2026-09-30');
+        const token = fx.admin.rest;
+        const overview = await api(server.url, '/v1/portfolio/overview/', { token });
+        expect(overview.status).to.equal(200);
+        expect(overview.body.firm_latest_month).to.equal('2026-05');
+        const screen = await api(server.url, '/v1/portfolio/screen/?stale=false&page_size=100', { token });
+        expect(screen.status).to.equal(200);
+        expect(screen.body.results.map((c: { name: string }) => c.name).sort()).to.deep.equal(
+          [fx.companies.acme.name, fx.companies.beta.name, fx.companies.gamma.name].sort(),
+        );
+      });
     });
 
     if (dialect.name === 'postgres') {

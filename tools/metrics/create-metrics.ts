@@ -6,6 +6,7 @@ import {
   isNumericKind,
   normaliseCategoryName,
 } from '../../core/categories.ts';
+import { endOfMonth } from '../../core/clock.ts';
 import { isDecimal } from '../../core/decimal.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import type { ToolContext } from '../context.ts';
@@ -122,6 +123,7 @@ async function validate(ctx: ToolContext, items: PointItem[]): Promise<Checked> 
   const visible = companyId ? await ctx.repos.companies.names(scope, [companyId]) : new Map();
   const budget = budgetId ? await ctx.repos.budgets.get(scope, budgetId) : undefined;
   const index = await CategoryIndex.load(ctx);
+  const latest = endOfMonth(ctx.clock.now());
   const categories: CategoryRow[] = [];
   const seen = new Map<string, number>();
 
@@ -161,6 +163,14 @@ async function validate(ctx: ToolContext, items: PointItem[]): Promise<Checked> 
       own.push({
         field: `${at}.budget_id`,
         message: `no budget with id ${itemBudget} of company ${companyId}; call list_budgets for valid ids`,
+      });
+    }
+
+    const day = str(raw.date);
+    if (!itemIsBudget && day && day > latest) {
+      own.push({
+        field: `${at}.date`,
+        message: `must be on or before ${latest}, the end of the current month: actual data cannot be dated in the future (budget data can)`,
       });
     }
 
