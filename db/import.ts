@@ -10,7 +10,7 @@ import {
   parseChoices,
 } from '../core/categories.ts';
 import { endOfMonth } from '../core/clock.ts';
-import { convertDecimal, isDecimal } from '../core/decimal.ts';
+import { convertDecimal, decimalDigitsProblem, isDecimal } from '../core/decimal.ts';
 import type { Firm } from '../core/principal.ts';
 import { newId } from './ids.ts';
 import type { FinancingRecord, NewFinancing, StoredMoney } from './repos/cap-table.ts';
@@ -345,6 +345,8 @@ function checkMetricValue(checks: Checks, item: ImportMetric, category: Category
     !(isDecimal(item.value) && item.value === item.value.trim())
   ) {
     problem(item, `value "${item.value}" is not a decimal number (such as 1234.56), as ${label} needs`);
+  } else if (isNumericKind(category.category_type) && decimalDigitsProblem(item.value)) {
+    problem(item, `value ${decimalDigitsProblem(item.value)}`);
   }
   if (isMonetary(category.category_type) && !item.currency) {
     problem(item, `currency is required for ${label} (an amount of money)`);

@@ -210,6 +210,99 @@ for (const dialect of dialects) {
       });
     });
 
+    describe('decimal precision', () => {
+      const ADD_ROUNDS = '/beta/investment/financing-rounds/add/';
+      /** A financing round of Acme as JSON text, with `fields` spliced in as raw JSON (a repeated key wins). */
+      const roundText = (fields: string) =>
+        `{"financing_rounds":[{"company_id":"${fx.companies.acme.id}","name":"Series X","closing_date":"2025-01-15",` +
+        `"co_investors":[{"name":"Delta Partners","is_lead":true}],"round_size":{"value":"1000","currency":"USD"},` +
+        `"pre_money_valuation":{"value":"40000000","currency":"USD"},"fully_diluted_shares":"3000000"${fields}}]}`;
+      const send = (path: string, text: string, token = fx.admin.rest) =>
+        fetch(server.url + path, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: text,
+        }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const fieldsOf = (body: { errors?: { field: string }[] }) => (body.errors ?? []).map((e) => e.field);
+
+      it('refuses a decimal of more than 30 significant digits with a 400 naming the field', async () => {
+        const huge = `1${'0'.repeat(300_000)}`;
+        const res = await send(
+          ADD_ROUNDS,
+          roundText(
+            `,"pre_money_valuation":{"value":"${huge}","currency":"USD"},"fully_diluted_shares":"1${'2'.repeat(30)}"`,
+          ),
+        );
+        expect(res.status).to.equal(400);
+        expect(fieldsOf(res.body)).to.deep.equal([
+          'financing_rounds[0].pre_money_valuation.value',
+          'financing_rounds[0].fully_diluted_shares',
+        ]);
+        expect(res.body.errors[1].message).to.equal('has 31 significant digits; at most 30 are accepted');
+        const thirty = await send(
+          ADD_ROUNDS,
+          roundText(`,"pre_money_valuation":{"value":"${'9'.repeat(28)}.25","currency":"USD"}`),
+        );
+        expect(thirty.status, JSON.stringify(thirty.body)).to.equal(201);
+        expect(thirty.body[0].pre_money_valuation.value).to.equal(`${'9'.repeat(28)}.25`);
+        const metric = await post('/v1/metrics/', [point({ value: `0.${'1'.repeat(31)}` })]);
+        expect(metric.status).to.equal(400);
+        expect(fieldsOf(metric.body)).to.deep.equal(['items[0].value']);
+      });
+
+      it('refuses a JSON number it cannot hold exactly, advising a string, and takes plain ones', async () => {
+        for (const inexact of [
+          '1234567890123456789012345678901234567890',
+          '0.1000000000000000055511151231257827',
+        ]) {
+          const res = await send(
+            ADD_ROUNDS,
+            roundText(`,"round_size":{"value":${inexact},"currency":"USD"}`),
+          );
+          expect(res.status, inexact).to.equal(400);
+          expect(fieldsOf(res.body)).to.deep.equal(['financing_rounds[0].round_size.value']);
+          expect(res.body.errors[0].message).to.match(/send it as a string/);
+          const asString = await send(
+            ADD_ROUNDS,
+            roundText(`,"round_size":{"value":"${inexact}","currency":"USD"}`),
+          );
+          expect(asString.status, inexact).to.equal(inexact.length > 31 ? 400 : 201);
+        }
+        const kept = await send(
+          ADD_ROUNDS,
+          roundText(`,"round_size":{"value":"0.1000000000000000055511151231257827","currency":"USD"}`),
+        );
+        expect(kept.status).to.equal(400); // 34 decimal places: the 30-digit rule
+        const exact = await send(
+          ADD_ROUNDS,
+          roundText(
+            ',"round_size":{"value":1.50,"currency":"EUR","fx_rate":0.1},"pre_money_valuation":{"value":1e3,"currency":"USD"},"fully_diluted_shares":12345.678',
+          ),
+        );
+        expect(exact.status, JSON.stringify(exact.body)).to.equal(201);
+        expect(exact.body[0].round_size.value).to.equal('1.5');
+        expect(exact.body[0].pre_money_valuation.value).to.equal('1000');
+        expect(exact.body[0].fully_diluted_shares).to.equal('12345.678');
+        // A body that is an array names the tool's field; MCP arguments are named as the tool's input.
+        const metrics = await send(
+          '/v1/metrics/',
+          `[{"value":"1","date":"2025-01-31","x":9007199254740993}]`,
+        );
+        expect(fieldsOf(metrics.body)).to.deep.equal(['items[0].x']);
+        const mcp = await fetch(`${server.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${fx.admin.pat}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+          },
+          body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_financing_rounds","arguments":{"financing_rounds":[{"round_size":{"value":0.1000000000000000055511151231257827}}]}}}`,
+        });
+        expect(mcp.status).to.equal(400);
+        expect(fieldsOf(await mcp.json())).to.deep.equal(['financing_rounds[0].round_size.value']);
+      });
+    });
+
     if (dialect.name === 'postgres') {
       describe('on two nodes over one database', () => {
         let nodeB: ChildServer;

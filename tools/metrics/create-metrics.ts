@@ -7,7 +7,7 @@ import {
   normaliseCategoryName,
 } from '../../core/categories.ts';
 import { endOfMonth } from '../../core/clock.ts';
-import { isDecimal } from '../../core/decimal.ts';
+import { decimalDigitsProblem, isDecimal } from '../../core/decimal.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
@@ -99,7 +99,7 @@ function valueProblem(value: string, category: CategoryRow, label: string): stri
   if (isNumericKind(category.category_type) && !(isDecimal(value) && value === value.trim())) {
     return `must be a decimal number such as 1234.56 for ${label} (${category.category_type}); no exponent, spaces or separators`;
   }
-  return undefined;
+  return isNumericKind(category.category_type) ? decimalDigitsProblem(value) : undefined;
 }
 
 interface Checked {
