@@ -1,6 +1,7 @@
 // Reading `portfolio import` files: a JSON bundle or a metrics CSV, checked field by field into the
 // plain items db/import.ts resolves and writes. Every problem is kept with where it was found.
 import { z } from 'zod';
+import { decimalDigitsProblem } from '../core/decimal.ts';
 import {
   COMPANY_FIELDS,
   type ImportData,
@@ -48,10 +49,12 @@ const exactNumber = z
   });
 
 /** A JSON number or a numeric string, kept as a plain decimal string (never a float). */
-const decimal = exactNumber.refine(
-  (s) => /^-?\d+(\.\d+)?$/.test(s),
-  'must be a decimal number such as 1234.56',
-);
+const decimal = exactNumber
+  .refine((s) => /^-?\d+(\.\d+)?$/.test(s), 'must be a decimal number such as 1234.56')
+  .superRefine((s, ctx) => {
+    const digits = decimalDigitsProblem(s);
+    if (digits) ctx.addIssue({ code: 'custom', message: digits });
+  });
 const nonNegative = decimal.refine((s) => !s.startsWith('-'), 'must not be negative');
 
 const text = (max: number) => z.string().max(max);

@@ -83,6 +83,55 @@ export function normalizeDecimal(text: string): string | null {
   return d && toText(d);
 }
 
+/**
+ * The most significant digits (first non-zero digit to the last digit written) and decimal places a
+ * decimal taken from a caller may have: far beyond any amount, share count, price or rate, and small
+ * enough that every computation over it stays fast and every answer small.
+ */
+export const MAX_DECIMAL_DIGITS = 30;
+
+/** Why a plain decimal has too many digits to be taken, or undefined when it has at most MAX_DECIMAL_DIGITS of each. */
+export function decimalDigitsProblem(text: string): string | undefined {
+  const d = parseTrimmed(text);
+  if (!d) return undefined;
+  const significant = d.units === 0n ? 0 : (d.units < 0n ? -d.units : d.units).toString().length;
+  if (significant > MAX_DECIMAL_DIGITS) {
+    return `has ${significant} significant digits; at most ${MAX_DECIMAL_DIGITS} are accepted`;
+  }
+  if (d.scale > MAX_DECIMAL_DIGITS) {
+    return `has ${d.scale} decimal places; at most ${MAX_DECIMAL_DIGITS} are accepted`;
+  }
+  return undefined;
+}
+
+/** A JSON number's text as its digits without leading or trailing zeros, and `e` with value = 0.digits × 10^e. */
+function digitsAndExponent(text: string): { negative: boolean; digits: string; exponent: number } | null {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) return null;
+  const all = m[2]! + (m[3] ?? '');
+  const lead = /^0*/.exec(all)![0].length;
+  const digits = all.slice(lead).replace(/0+$/, '');
+  if (digits === '') return { negative: false, digits: '', exponent: 0 };
+  return { negative: m[1] === '-', digits, exponent: Number(m[4] ?? 0) + m[2]!.length - lead };
+}
+
+/**
+ * Whether a JSON number's source text means exactly the double it parsed to, as that double's shortest
+ * text (`0.1`, `1.50`, `1e3` do; `0.1000000000000000055511151231257827` and a 40-digit integer do not).
+ */
+export function isExactJsonNumber(source: string, value: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  const given = digitsAndExponent(source);
+  const held = digitsAndExponent(String(value));
+  return (
+    given !== null &&
+    held !== null &&
+    given.negative === held.negative &&
+    given.digits === held.digits &&
+    given.exponent === held.exponent
+  );
+}
+
 /** A finite JSON number as a plain decimal string (`1e21` → `1000000000000000000000`); null otherwise. */
 export function decimalFromNumber(n: number): string | null {
   if (!Number.isFinite(n)) return null;

@@ -29,6 +29,16 @@ function derivative(rate: number, flows: readonly DatedFlow[], first: string): n
 }
 
 const LOW = -0.999999;
+
+/** Decimal places an IRR is given to (as a fraction: 1e-9 is 0.0000001 %), far below any reported figure. */
+export const IRR_DECIMALS = 9;
+
+/** `rate` to IRR_DECIMALS places (never -0). */
+function rounded(rate: number): number {
+  const scale = 10 ** IRR_DECIMALS;
+  return Math.round(rate * scale) / scale + 0;
+}
+
 const HIGH = 1e6;
 
 /**
@@ -54,16 +64,24 @@ export function xirr(flows: readonly DatedFlow[]): XirrResult {
       rate,
       live.map((f) => ({ amount: Math.abs(f.amount), date: f.date })),
     ) * 1e-12;
+  // The solver's last-bit noise never shows (break-even flows answer 0, not -2.5e-15): the rate is given
+  // to IRR_DECIMALS places, unless so near -100 % that the rounded rate leaves an NPV above a
+  // billionth of the flows' present size (a thousand times the root's own tolerance).
+  const found = (rate: number): XirrResult => {
+    const round = rounded(rate);
+    const keep = round !== rate && Math.abs(xnpv(round, live)) > tolerance(round) * 1e3;
+    return { rate: keep ? rate : round, reason: null };
+  };
 
   let rate = 0.1;
   for (let i = 0; i < 100; i++) {
     const value = xnpv(rate, live);
-    if (Math.abs(value) <= tolerance(rate)) return { rate, reason: null };
+    if (Math.abs(value) <= tolerance(rate)) return found(rate);
     const slope = derivative(rate, live, first);
     if (slope === 0 || !Number.isFinite(slope)) break;
     const next = rate - value / slope;
     if (!Number.isFinite(next) || next <= LOW) break;
-    if (Math.abs(next - rate) < 1e-12) return { rate: next, reason: null };
+    if (Math.abs(next - rate) < 1e-12) return found(next);
     rate = next;
   }
 
@@ -78,8 +96,7 @@ export function xirr(flows: readonly DatedFlow[]): XirrResult {
   for (let i = 0; i < 300; i++) {
     const mid = (lo + hi) / 2;
     const fMid = xnpv(mid, live);
-    if (Math.abs(fMid) <= tolerance(mid) || hi - lo < 1e-15 * Math.max(1, Math.abs(mid)))
-      return { rate: mid, reason: null };
+    if (Math.abs(fMid) <= tolerance(mid) || hi - lo < 1e-15 * Math.max(1, Math.abs(mid))) return found(mid);
     if (Math.sign(fMid) === Math.sign(fLo)) {
       lo = mid;
       fLo = fMid;
@@ -87,5 +104,5 @@ export function xirr(flows: readonly DatedFlow[]): XirrResult {
       hi = mid;
     }
   }
-  return { rate: (lo + hi) / 2, reason: null };
+  return found((lo + hi) / 2);
 }

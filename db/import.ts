@@ -9,7 +9,8 @@ import {
   nearestName,
   parseChoices,
 } from '../core/categories.ts';
-import { convertDecimal, isDecimal } from '../core/decimal.ts';
+import { endOfMonth } from '../core/clock.ts';
+import { convertDecimal, decimalDigitsProblem, isDecimal } from '../core/decimal.ts';
 import type { Firm } from '../core/principal.ts';
 import { newId } from './ids.ts';
 import type { FinancingRecord, NewFinancing, StoredMoney } from './repos/cap-table.ts';
@@ -206,6 +207,8 @@ interface Checks {
   firm: Firm;
   plan: Plan;
   problem(item: Located, message: string): void;
+  /** The newest date actual (non-budget) data may have: the end of the current month. */
+  latest: string;
   /** The item's company, or undefined after reporting its unknown slug. */
   companyOf(item: Located & { company_slug: string }): CompanyRecord | undefined;
 }
@@ -342,6 +345,8 @@ function checkMetricValue(checks: Checks, item: ImportMetric, category: Category
     !(isDecimal(item.value) && item.value === item.value.trim())
   ) {
     problem(item, `value "${item.value}" is not a decimal number (such as 1234.56), as ${label} needs`);
+  } else if (isNumericKind(category.category_type) && decimalDigitsProblem(item.value)) {
+    problem(item, `value ${decimalDigitsProblem(item.value)}`);
   }
   if (isMonetary(category.category_type) && !item.currency) {
     problem(item, `currency is required for ${label} (an amount of money)`);
@@ -364,6 +369,12 @@ async function checkMetrics(
     if (owner && item.budget) {
       budgetId = budgets.get(`${owner.id}|${item.budget}`) ?? null;
       if (!budgetId) problem(item, `budget "${item.budget}" is not a budget of ${item.company_slug}`);
+    }
+    if (!item.budget && item.date > checks.latest) {
+      problem(
+        item,
+        `date ${item.date} is after ${checks.latest}, the end of the current month: actual data cannot be dated in the future (budget data can)`,
+      );
     }
     if (!category) continue;
     checkMetricValue(checks, item, category);
@@ -453,17 +464,25 @@ async function checkFinancings(checks: Checks, items: ImportFinancing[]): Promis
   }
 }
 
-async function check(db: Knex, firm: Firm, data: ImportData, problems: ImportProblem[]): Promise<Plan> {
+async function check(
+  db: Knex,
+  firm: Firm,
+  data: ImportData,
+  problems: ImportProblem[],
+  now: string,
+): Promise<Plan> {
   const problem = (item: Located, message: string) => {
     problems.push({ order: item.order, where: item.where, message });
   };
   const plan: Plan = { companies: [], budgets: [], metrics: [], notes: [], financings: [] };
-  const companies = await checkCompanies({ db, firm, plan, problem }, data.companies);
+  const latest = endOfMonth(new Date(now));
+  const companies = await checkCompanies({ db, firm, plan, problem, latest }, data.companies);
   const checks: Checks = {
     db,
     firm,
     plan,
     problem,
+    latest,
     companyOf(item) {
       const found = companies.get(item.company_slug);
       if (!found) {
@@ -801,7 +820,7 @@ export async function importData(
   options: ImportOptions,
 ): Promise<ImportCounts> {
   const problems = [...(options.problems ?? [])];
-  const plan = await check(db, firm, data, problems);
+  const plan = await check(db, firm, data, problems, options.now);
   if (problems.length > 0) {
     throw new ImportRejected([...problems].sort((a, b) => a.order - b.order));
   }

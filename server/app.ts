@@ -35,7 +35,7 @@ import {
   isDatabaseUnavailable,
   isUnstorableText,
 } from './db-errors.ts';
-import { checkJsonBody } from './json-depth.ts';
+import { bodyField, checkJsonBody, exactNumbers, refuseInexactNumbers } from './json-depth.ts';
 import { pinoFor } from './logger.ts';
 import { refuseJsonRpcBatch } from './mcp-batch.ts';
 import { mcpOriginGuard } from './mcp-origin.ts';
@@ -250,11 +250,26 @@ function requireJson(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-// Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter).
-function jsonBodyUpTo(limit: string): RequestHandler[] {
-  return [requireJson, express.json({ limit, strict: false }), checkJsonBody];
+// Not strict: a JSON `null` body is valid (the beta reads take `null` for no filter). `fieldOf` names a
+// body path as the field a refusal of an inexact number names.
+function jsonBodyUpTo(limit: string, fieldOf = bodyField): RequestHandler[] {
+  return [
+    requireJson,
+    express.json({ limit, strict: false, reviver: exactNumbers }),
+    checkJsonBody,
+    refuseInexactNumbers(fieldOf),
+  ];
 }
-const jsonBody = jsonBodyUpTo('1mb');
+
+/** An MCP tool call's arguments are named as the tool's input fields. */
+const mcpField = (path: PropertyKey[]) =>
+  path[0] === 'params' && path[1] === 'arguments' ? bodyField(path.slice(2)) : bodyField(path);
+
+/** A route's body path named as the tool's input field: merged into the input, or under one field. */
+function routeField(route: Route): (path: PropertyKey[]) => string {
+  const body = route.body;
+  return body && body !== 'merge' ? (path) => bodyField([body.field, ...path]) : bodyField;
+}
 
 /** Authentication: who is calling, from the bearer token, for the REST API or for /mcp. */
 function authenticateRequest(
@@ -362,7 +377,7 @@ function mcpEndpoint(app: express.Express, deps: AppDeps): void {
         checkMcpCallScope(req.body, ctx.principal, options.writeTools);
         return handleMcpRequest(ctx, options, req, res, req.body);
       },
-      [...jsonBody, refuseJsonRpcBatch],
+      [...jsonBodyUpTo('1mb', mcpField), refuseJsonRpcBatch],
     ),
   );
   methodNotAllowed(app, '/mcp', ['POST'], 'the MCP endpoint is stateless: send JSON-RPC messages with POST');
@@ -389,9 +404,7 @@ function restRoutes(app: express.Express, deps: AppDeps): void {
               authorizeUpload(route as Route, contextOf(res), req, soFar),
             ),
           ]
-        : route.bodyLimit
-          ? jsonBodyUpTo(route.bodyLimit)
-          : jsonBody;
+        : jsonBodyUpTo(route.bodyLimit ?? '1mb', routeField(route as Route));
       app[method](route.path, protectedRoute(deps, 'rest', serve, body));
     }
   }

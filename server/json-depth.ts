@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { InvalidInput } from '../tools/errors.ts';
+import { isExactJsonNumber } from '../core/decimal.ts';
+import { type FieldError, InvalidInput } from '../tools/errors.ts';
+import { fieldName } from '../tools/run.ts';
 
 /** No request of this API nests deeper than a handful of levels; far deeper is an attack or a bug. */
 export const MAX_JSON_DEPTH = 64;
@@ -57,3 +59,64 @@ export function checkJsonBody(req: Request, _res: Response, next: NextFunction):
   }
   next();
 }
+
+/** A JSON number whose text means a value no double holds; it stands in the parsed body until refused. */
+export class InexactNumber {
+  constructor(readonly source: string) {}
+}
+
+/**
+ * The `JSON.parse` reviver of every JSON body: a number whose source text differs in value from the
+ * double it parses to (more digits than a double keeps) becomes an InexactNumber, never a rounded value.
+ */
+export function exactNumbers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (
+    typeof value === 'number' &&
+    context?.source !== undefined &&
+    !isExactJsonNumber(context.source, value)
+  ) {
+    return new InexactNumber(context.source);
+  }
+  return value;
+}
+
+/** The path of every InexactNumber in a parsed body, in document order. */
+export function inexactNumberPaths(value: unknown): PropertyKey[][] {
+  const found: PropertyKey[][] = [];
+  const stack: [unknown, PropertyKey[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (node instanceof InexactNumber) found.push(path);
+    else if (node && typeof node === 'object') {
+      const entries = Object.entries(node).reverse();
+      for (const [key, child] of entries)
+        stack.push([child, [...path, Array.isArray(node) ? Number(key) : key]]);
+    }
+  }
+  return found;
+}
+
+/**
+ * Refuses, with one 400 naming each field, a body holding a number that JSON cannot carry exactly;
+ * `fieldOf` names a body path as the tool's input field (`items[3].value`).
+ */
+export function refuseInexactNumbers(fieldOf: (path: PropertyKey[]) => string) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const paths = inexactNumberPaths(req.body);
+    if (paths.length === 0) {
+      next();
+      return;
+    }
+    const errors: FieldError[] = paths.map((path) => ({
+      field: fieldOf(path) || 'body',
+      message:
+        'is a JSON number with more digits than a JSON number holds exactly; send it as a string (such as "0.1000000000000000055511151231257827") to keep every digit',
+    }));
+    next(
+      new InvalidInput(`invalid body: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors),
+    );
+  };
+}
+
+/** A body path named as it is in the body itself (`fx_rate`, `[3].value`). */
+export const bodyField = (path: PropertyKey[]): string => fieldName(path);

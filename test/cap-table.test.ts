@@ -1085,16 +1085,16 @@ for (const dialect of dialects) {
         expect(await countFinancings(t.db)).to.equal(before);
       });
 
-      it("answers another firm's company id with 400 for that field, not 404", async () => {
+      it("answers another firm's company id with 404 naming that field, as reads do", async () => {
         const res = await post(ADD, {
           financing_rounds: [validRound(fx), validRound(fx, { company_id: fx.companies.zeta.id })],
         });
-        expect(res.status).to.equal(400);
-        expect(res.body.code).to.equal('invalid_parameter');
+        expect(res.status).to.equal(404);
+        expect(res.body.code).to.equal('not_found');
         expect(res.body.errors).to.deep.equal([
           {
             field: 'financing_rounds[1].company_id',
-            message: `no company with id ${fx.companies.zeta.id} that you can access; call list_companies for valid ids`,
+            message: `no company with id ${fx.companies.zeta.id} that you can access; call list_companies or search_companies for valid ids`,
           },
         ]);
       });

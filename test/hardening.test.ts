@@ -126,8 +126,8 @@ describe('SQLite writers queue for the lock instead of failing (BEGIN IMMEDIATE)
     const categories = ['revenue', 'ebitda', 'net_income', 'gross_profit', 'cash_receipts'];
     for (const category of categories) {
       for (let m = 0; m < 2000; m++) {
-        // The last day of month m after January 1900.
-        const date = new Date(Date.UTC(1900, m + 1, 0)).toISOString().slice(0, 10);
+        // The last day of month m after January 1800 (all in the past: actuals cannot be future-dated).
+        const date = new Date(Date.UTC(1800, m + 1, 0)).toISOString().slice(0, 10);
         lines.push(`${fx.companies.acme.slug},${category},${date},month,${m}.5,USD`);
       }
     }

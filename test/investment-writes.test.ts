@@ -730,7 +730,7 @@ for (const dialect of dialects) {
     });
 
     describe('access and permissions', () => {
-      it("refuses a company the caller cannot access exactly as another firm's: 400 naming company_id", async () => {
+      it("refuses a company the caller cannot access exactly as another firm's: 404 naming company_id", async () => {
         const before = await counts(t.db);
         const item = (company: 'gamma' | 'zeta') => ({
           date: '2025-01-01',
@@ -739,16 +739,16 @@ for (const dialect of dialects) {
         });
         const hidden = await put(OVERRIDES, { post_money_valuations: [item('gamma')] }, restricted);
         const foreign = await put(OVERRIDES, { post_money_valuations: [item('zeta')] }, restricted);
-        expect(hidden.status).to.equal(400);
-        expect(foreign.status).to.equal(400);
+        expect(hidden.status).to.equal(404);
+        expect(foreign.status).to.equal(404);
         expect(hidden.body.errors).to.deep.equal([
           {
             field: 'post_money_valuations[0].company_id',
-            message: `no company with id ${fx.companies.gamma.id} that you can access; call list_companies for valid ids`,
+            message: `no company with id ${fx.companies.gamma.id} that you can access; call list_companies or search_companies for valid ids`,
           },
         ]);
         expect(foreign.body.errors[0].message).to.equal(
-          `no company with id ${fx.companies.zeta.id} that you can access; call list_companies for valid ids`,
+          `no company with id ${fx.companies.zeta.id} that you can access; call list_companies or search_companies for valid ids`,
         );
         const allowed = await put(
           OVERRIDES,

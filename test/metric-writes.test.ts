@@ -268,7 +268,7 @@ for (const dialect of dialects) {
         expect(await count('metric_data')).to.equal(before);
       });
 
-      it("refuses another firm's or an inaccessible company exactly like an unknown one", async () => {
+      it("answers 404 for another firm's or an inaccessible company exactly like an unknown one", async () => {
         const answers = [];
         for (const [companyId, token] of [
           ['NoSuchCompany000', fx.editor.rest],
@@ -276,7 +276,7 @@ for (const dialect of dialects) {
           [fx.companies.acme.id, limitedEditor],
         ] as const) {
           const res = await post([point({ company_id: companyId })], '', token);
-          expect(res.status).to.equal(400);
+          expect(res.status).to.equal(404);
           expect(fields(res.body)).to.deep.equal(['items[0].company_id']);
           answers.push(res.body.errors[0].message.replace(companyId, 'ID'));
         }

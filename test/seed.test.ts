@@ -414,6 +414,17 @@ function describeSeed(target: (typeof targets)[number]): void {
       for (const c of companies) expect(withCapTable.has(c.id)).to.equal(true);
     });
 
+    it('keeps every conversion and exercise in the fund of the security it converts', async () => {
+      const moves = await t
+        .db('transactions as t')
+        .join('securities as i', 'i.id', 't.input_security_id')
+        .join('securities as o', 'o.id', 't.output_security_id')
+        .whereIn('t.event', ['conversion', 'exercise'])
+        .select('t.event', 'i.type as from_type', 'i.fund_id as from_fund', 'o.fund_id as to_fund');
+      expect(moves.some((m) => m.from_type === 'token_convertible')).to.equal(true);
+      for (const m of moves) expect(m.to_fund, `${m.event} of a ${m.from_type}`).to.equal(m.from_fund);
+    });
+
     it('gives fund returns realistic marks: written-off companies at 0, some active ones marked down, exits sold', async () => {
       const overrides = await t
         .db('fair_value_overrides as o')

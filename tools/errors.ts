@@ -85,3 +85,28 @@ export class Unauthenticated extends ToolError {
     super(401, 'unauthenticated', message);
   }
 }
+
+const unknownCompanies = new WeakSet<FieldError>();
+
+/**
+ * The error of a field naming a company the caller cannot see (another firm's, or outside their list):
+ * a write answers it with 404, as a read of that company does, through `throwIfUnknownCompany`.
+ */
+export function companyNotFound(field: string, id: string): FieldError {
+  const error = {
+    field,
+    message: `no company with id ${id} that you can access; call list_companies or search_companies for valid ids`,
+  };
+  unknownCompanies.add(error);
+  return error;
+}
+
+/**
+ * Throws a 404 when a write's only faults are companies the caller cannot see; with other faults as
+ * well, the caller's one 400 names every field, these among them.
+ */
+export function throwIfUnknownCompany(errors: readonly FieldError[]): void {
+  const unknown = errors.filter((e) => unknownCompanies.has(e));
+  if (unknown.length === 0 || unknown.length < errors.length) return;
+  throw new ToolError(404, 'not_found', unknown.map((e) => `${e.field}: ${e.message}`).join('; '), unknown);
+}

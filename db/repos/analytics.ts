@@ -103,21 +103,33 @@ export function analyticsRepo(db: Knex) {
   }
 
   return {
-    /** The date of the newest reported value among these standard categories, or null when none. */
-    async latestDate(scope: Scope, companyId: string, categories: readonly string[]): Promise<string | null> {
-      const row = (await reported(scope, companyId, categories).max({ d: 'metric_data.date' }).first()) as
-        | { d: string | null }
-        | undefined;
+    /**
+     * The date of the newest reported value among these standard categories on or before `through` (the
+     * end of the current month: a row stored with a future date never moves the as-of month), or null.
+     */
+    async latestDate(
+      scope: Scope,
+      companyId: string,
+      categories: readonly string[],
+      through: string,
+    ): Promise<string | null> {
+      const row = (await reported(scope, companyId, categories)
+        .where('metric_data.date', '<=', through)
+        .max({ d: 'metric_data.date' })
+        .first()) as { d: string | null } | undefined;
       return row?.d ?? null;
     },
 
     /**
      * Per company, the date of its newest actual (non-budget) value: of these standard categories, or of
-     * any category when none are given. Companies without data are absent.
+     * any category when none are given, on or before `through` (the end of the current month, so a row
+     * stored with a future date never moves a company's or the firm's latest month). Companies without
+     * data are absent.
      */
     async latestDates(
       scope: Scope,
       companyIds: readonly string[],
+      through: string,
       categories?: readonly string[],
     ): Promise<Map<string, string>> {
       const out = new Map<string, string>();
@@ -127,6 +139,7 @@ export function analyticsRepo(db: Knex) {
           .whereRaw('m.company_id = companies.id')
           .whereNull('m.deleted_at')
           .whereNull('m.budget_id')
+          .where('m.date', '<=', through)
           .orderBy('m.date', 'desc')
           .limit(1)
           .select('m.date');
@@ -139,11 +152,12 @@ export function analyticsRepo(db: Knex) {
       return out;
     },
 
-    /** Every reported value of many companies in each category of `since`, dated on or after its date. */
+    /** Every reported value of many companies in each category of `since`, dated from its date to `through`. */
     async seriesMany(
       scope: Scope,
       companyIds: readonly string[],
       since: ReadonlyMap<string, string>,
+      through: string,
     ): Promise<(AnalyticsDatum & { company_id: string })[]> {
       const categories = [...since.keys()];
       const names = new Map(categories.map((c) => [standardCategoryId(c), c]));
@@ -157,6 +171,7 @@ export function analyticsRepo(db: Knex) {
       for (const [ids, from, group] of queries) {
         const rows = (await reportedMany(scope, ids, group)
           .where('metric_data.date', '>=', from)
+          .where('metric_data.date', '<=', through)
           .select(
             'metric_data.id',
             'metric_data.company_id',

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
 import { countAndPage, isUniqueViolation, scoped, whereContains } from './util.ts';
 
@@ -145,30 +146,41 @@ export function companiesRepo(db: Knex) {
     },
     /**
      * Inserts a company under the first slug of `base`, `base-2`, `base-3` … that no company of its firm
-     * (visible to the caller or not) has, and returns that slug. Each try runs in its own savepoint, so
-     * a slug taken meanwhile by a concurrent create only moves this one on to the next free slug.
+     * (visible to the caller or not) has, and returns that slug. On PostgreSQL, creates of one base slug
+     * in one firm take turns (a transaction-scoped advisory lock, so across nodes too): each reads the
+     * slugs of the ones before it once they commit. Each insert runs in its own savepoint, so a slug
+     * taken meanwhile by another path (another base's `-N` suffix) only moves this one on.
      */
     async createWithFreeSlug(company: Omit<CompanyRow, 'slug'>, base: string): Promise<string> {
-      for (let attempt = 1; ; attempt++) {
-        const taken = new Set(
-          (
-            (await db('companies')
-              .where('firm_id', company.firm_id)
-              .where((qb) => qb.where('slug', base).orWhere('slug', 'like', `${base}-%`))
-              .select('slug')) as { slug: string }[]
-          ).map((r) => r.slug),
-        );
-        let slug = base;
-        for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
-        try {
-          await db.transaction(async (trx) => {
-            await trx('companies').insert({ ...company, slug });
-          });
-          return slug;
-        } catch (err) {
-          if (!isUniqueViolation(err) || attempt >= SLUG_ATTEMPTS) throw err;
+      return db.transaction(async (trx) => {
+        if (isPostgres(trx)) {
+          await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [
+            `companies.slug ${company.firm_id} ${base}`,
+          ]);
         }
-      }
+        const refused = new Set<string>();
+        for (let attempt = 1; ; attempt++) {
+          const taken = new Set(
+            (
+              (await trx('companies')
+                .where('firm_id', company.firm_id)
+                .where((qb) => qb.where('slug', base).orWhere('slug', 'like', `${base}-%`))
+                .select('slug')) as { slug: string }[]
+            ).map((r) => r.slug),
+          );
+          let slug = base;
+          for (let n = 2; taken.has(slug) || refused.has(slug); n++) slug = `${base}-${n}`;
+          try {
+            await trx.transaction(async (savepoint) => {
+              await savepoint('companies').insert({ ...company, slug });
+            });
+            return slug;
+          } catch (err) {
+            if (!isUniqueViolation(err) || attempt >= SLUG_ATTEMPTS) throw err;
+            refused.add(slug);
+          }
+        }
+      });
     },
     /** Changes the given fields of one company of the firm; false when it does not exist. */
     async update(firmId: string, id: string, changes: CompanyChanges, updatedAt: string): Promise<boolean> {

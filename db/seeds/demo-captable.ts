@@ -671,12 +671,20 @@ class CapTableBuilder {
     if (!presale) return;
     const presalePrice = Math.round(launch / 2);
     const converted = Math.floor((presale.amount * 100) / presalePrice);
-    const out = this.addSecurity('token_investment', round.date, fundId, round.id, null, {
-      token,
-      investment_amount: this.money(presale.amount, round.date),
-      quantity: String(converted),
-      price_per_token: this.priceMoney(presalePrice, round.date),
-    });
+    // The converted tokens stay with the fund that bought the pre-sale: its cost and their value together.
+    const out = this.addSecurity(
+      'token_investment',
+      round.date,
+      this.fundFor(presale.position.from),
+      round.id,
+      null,
+      {
+        token,
+        investment_amount: this.money(presale.amount, round.date),
+        quantity: String(converted),
+        price_per_token: this.priceMoney(presalePrice, round.date),
+      },
+    );
     presale.position.until = round.date;
     this.positions.push({
       securityId: out.id as string,

@@ -1,5 +1,6 @@
 // Portfolio-wide reads for the screen and overview tools: every visible company's summary figures from a
 // handful of set-based queries, computed by the same function as get_company_financial_summary.
+import { endOfMonth } from '../../core/clock.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { CompanyFilter, CompanyRow } from '../../db/repos/companies.ts';
 import type { ToolContext } from '../context.ts';
@@ -75,16 +76,18 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
   };
   const selected = await ctx.repos.companies.all(scope, companyFilter);
   const ids = selected.map((c) => c.id);
+  const through = endOfMonth(ctx.clock.now());
 
   // The firm's newest month is over every visible company, so a filter never changes staleness.
   const lastActual = await ctx.repos.analytics.latestDates(
     scope,
     visible.map((c) => c.id),
+    through,
   );
   let firmLatest: Month | null = null;
   for (const d of lastActual.values()) firmLatest = Math.max(firmLatest ?? 0, monthOf(d));
 
-  const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, SUMMARY_CATEGORIES);
+  const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, through, SUMMARY_CATEGORIES);
   // One series query per distinct as-of month (most companies share their latest month).
   const groups = new Map<Month, string[]>();
   for (const [id, d] of asOfDates) {
@@ -94,7 +97,7 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
   const rowsByCompany = new Map<string, AnalyticsDatum[]>();
   for (const [asOf, group] of groups) {
     const since = new Map([...PORTFOLIO_LOOKBACK].map(([c, back]) => [c, firstDay(asOf - back)]));
-    for (const { company_id, ...r } of await ctx.repos.analytics.seriesMany(scope, group, since)) {
+    for (const { company_id, ...r } of await ctx.repos.analytics.seriesMany(scope, group, since, through)) {
       const list = rowsByCompany.get(company_id) ?? [];
       list.push(r);
       rowsByCompany.set(company_id, list);

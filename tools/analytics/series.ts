@@ -2,6 +2,7 @@
 // put into one currency, bucketed by month in one cadence, and the growth and trailing figures over them.
 import { z } from 'zod';
 import { STANDARD_CATEGORIES } from '../../core/categories.ts';
+import { endOfMonth } from '../../core/clock.ts';
 import * as D from '../../core/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { ToolContext } from '../context.ts';
@@ -160,7 +161,12 @@ export async function loadCompanyData(
   }
   const base = { companyId: company.id, companyName: company.name };
   const byCategory = new Map<string, Observation[]>(categories.map((c) => [c, []]));
-  const latest = await ctx.repos.analytics.latestDate(scope, company.id, categories);
+  const latest = await ctx.repos.analytics.latestDate(
+    scope,
+    company.id,
+    categories,
+    endOfMonth(ctx.clock.now()),
+  );
   if (!latest) {
     return {
       ...base,

@@ -1,6 +1,7 @@
 // get_budget_variance without a company: every visible company's variance in its latest period where
 // both the budget and the actuals are complete, ranked by variance %.
 import { z } from 'zod';
+import { endOfMonth } from '../../core/clock.ts';
 import * as D from '../../core/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { BudgetRow } from '../../db/repos/budgets.ts';
@@ -82,7 +83,12 @@ export async function rankVariance(
   ]);
   const since = figures[0] ? `${Number(figures[0].date.slice(0, 4)) - 1}${figures[0].date.slice(4)}` : '';
   const actuals = ids.length
-    ? await ctx.repos.analytics.seriesMany(scope, ids, new Map([[input.category, since]]))
+    ? await ctx.repos.analytics.seriesMany(
+        scope,
+        ids,
+        new Map([[input.category, since]]),
+        endOfMonth(ctx.clock.now()),
+      )
     : [];
   const byCompany = new Map<string, CompanyRows>();
   for (const id of ids) {

@@ -5,7 +5,13 @@ import type { NewFinancing, StoredMoney } from '../../db/repos/cap-table.ts';
 import { inTransaction } from '../../db/repos/index.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
-import { type FieldError, InvalidInput, MissingParameter } from '../errors.ts';
+import {
+  companyNotFound,
+  type FieldError,
+  InvalidInput,
+  MissingParameter,
+  throwIfUnknownCompany,
+} from '../errors.ts';
 import { inputError } from '../run.ts';
 import { FinancingInput, FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
 import { type MoneyInput, moneyConverter } from '../schemas/money.ts';
@@ -136,10 +142,7 @@ async function validate(ctx: ToolContext, rounds: RoundItem[]): Promise<FieldErr
       if (!rejected) own.push(...customRateErrors(round, at, ctx.principal.firm.preferred_currency));
       const companyId = raw.company_id;
       if (typeof companyId === 'string' && companyId !== '' && !visible.has(companyId)) {
-        own.push({
-          field: `${at}.company_id`,
-          message: `no company with id ${companyId} that you can access; call list_companies for valid ids`,
-        });
+        own.push(companyNotFound(`${at}.company_id`, companyId));
       }
       if (typeof companyId === 'string' && visible.has(companyId) && Array.isArray(raw.pari_passu_rounds)) {
         const unknown = raw.pari_passu_rounds.filter(
@@ -186,6 +189,7 @@ export const addFinancingRounds = defineTool({
     const rounds = input.financing_rounds as RoundItem[];
     const errors = await validate(ctx, rounds);
     if (errors.length > 0) {
+      throwIfUnknownCompany(errors);
       const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       const allMissing = errors.every((e) => e.message === 'is required');
       throw allMissing

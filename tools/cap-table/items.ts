@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { StoredMoney } from '../../db/repos/cap-table.ts';
 import type { ToolContext } from '../context.ts';
-import { type FieldError, InvalidInput, MissingParameter } from '../errors.ts';
+import {
+  companyNotFound,
+  type FieldError,
+  InvalidInput,
+  MissingParameter,
+  throwIfUnknownCompany,
+} from '../errors.ts';
 import { inputError } from '../run.ts';
 import { type MoneyInput, moneyConverter } from '../schemas/money.ts';
 
@@ -93,7 +99,8 @@ export function checkCompany(item: Item<unknown>, visible: ReadonlyMap<string, u
   const id = rawId(item, 'company_id');
   if (id === null) return false;
   if (visible.has(id)) return true;
-  fail(item, 'company_id', `no company with id ${id} that you can access; call list_companies for valid ids`);
+  const name = `${item.at}.company_id`;
+  if (!item.errors.some((e) => e.field === name)) item.errors.push(companyNotFound(name, id));
   return false;
 }
 
@@ -121,6 +128,7 @@ export function checkMoney(item: Item<unknown>, key: string, required: boolean):
 export function throwIfInvalid(what: string, lists: readonly (readonly Item<unknown>[])[]): void {
   const errors = lists.flatMap((items) => items.flatMap((i) => i.errors));
   if (errors.length === 0) return;
+  throwIfUnknownCompany(errors);
   const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
   throw errors.every((e) => e.message === 'is required')
     ? new MissingParameter(`missing ${summary}`, errors)

@@ -6,11 +6,19 @@ import {
   isNumericKind,
   normaliseCategoryName,
 } from '../../core/categories.ts';
-import { isDecimal } from '../../core/decimal.ts';
+import { endOfMonth } from '../../core/clock.ts';
+import { decimalDigitsProblem, isDecimal } from '../../core/decimal.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
-import { type FieldError, InvalidInput, MissingParameter, ToolError } from '../errors.ts';
+import {
+  companyNotFound,
+  type FieldError,
+  InvalidInput,
+  MissingParameter,
+  ToolError,
+  throwIfUnknownCompany,
+} from '../errors.ts';
 import { inputError } from '../run.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
 import { CategoryIndex } from './filters.ts';
@@ -91,7 +99,7 @@ function valueProblem(value: string, category: CategoryRow, label: string): stri
   if (isNumericKind(category.category_type) && !(isDecimal(value) && value === value.trim())) {
     return `must be a decimal number such as 1234.56 for ${label} (${category.category_type}); no exponent, spaces or separators`;
   }
-  return undefined;
+  return isNumericKind(category.category_type) ? decimalDigitsProblem(value) : undefined;
 }
 
 interface Checked {
@@ -115,6 +123,7 @@ async function validate(ctx: ToolContext, items: PointItem[]): Promise<Checked> 
   const visible = companyId ? await ctx.repos.companies.names(scope, [companyId]) : new Map();
   const budget = budgetId ? await ctx.repos.budgets.get(scope, budgetId) : undefined;
   const index = await CategoryIndex.load(ctx);
+  const latest = endOfMonth(ctx.clock.now());
   const categories: CategoryRow[] = [];
   const seen = new Map<string, number>();
 
@@ -136,10 +145,7 @@ async function validate(ctx: ToolContext, items: PointItem[]): Promise<Checked> 
         message: `must be ${companyId}, the company named first: one company per request`,
       });
     } else if (itemCompany && !visible.has(itemCompany)) {
-      own.push({
-        field: `${at}.company_id`,
-        message: `no company with id ${itemCompany} that you can access; call list_companies for valid ids`,
-      });
+      own.push(companyNotFound(`${at}.company_id`, itemCompany));
     }
 
     const itemBudget = str(raw.budget_id) ?? null;
@@ -157,6 +163,14 @@ async function validate(ctx: ToolContext, items: PointItem[]): Promise<Checked> 
       own.push({
         field: `${at}.budget_id`,
         message: `no budget with id ${itemBudget} of company ${companyId}; call list_budgets for valid ids`,
+      });
+    }
+
+    const day = str(raw.date);
+    if (!itemIsBudget && day && day > latest) {
+      own.push({
+        field: `${at}.date`,
+        message: `must be on or before ${latest}, the end of the current month: actual data cannot be dated in the future (budget data can)`,
       });
     }
 
@@ -260,6 +274,7 @@ export const createMetrics = defineTool({
     const items = input.items as PointItem[];
     const { errors, companyId, budgetId, categories } = await validate(ctx, items);
     if (errors.length > 0) {
+      throwIfUnknownCompany(errors);
       const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       const allMissing = errors.every((e) => e.message === 'is required');
       throw allMissing

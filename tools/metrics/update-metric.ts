@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isNumericKind } from '../../core/categories.ts';
-import { isDecimal } from '../../core/decimal.ts';
+import { decimalDigitsProblem, isDecimal } from '../../core/decimal.ts';
 import type { User } from '../../core/principal.ts';
 import type { DatumTarget } from '../../db/repos/metric-writes.ts';
 import { defineTool } from '../define.ts';
@@ -60,6 +60,8 @@ function checkValue(value: string, datum: DatumTarget): void {
       `must be a decimal number such as 1234.56 for ${what} (${datum.category_type}); no exponent, spaces or separators`,
     );
   }
+  const digits = isNumericKind(datum.category_type) ? decimalDigitsProblem(value) : undefined;
+  if (digits) throw InvalidInput.field('value', digits);
 }
 
 export const updateMetric = defineTool({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   convertDecimal,
+  decimalDigitsProblem,
   decimalFromNumber,
   isNegativeDecimal,
   isZeroDecimal,
@@ -31,6 +32,11 @@ export function decimalInput(bound: 'any' | 'nonNegative' | 'positive' = 'any') 
           message:
             'must be a plain decimal number such as 1500000 or "1500000.00" (no exponent or separators)',
         });
+        return z.NEVER;
+      }
+      const digits = decimalDigitsProblem(text);
+      if (digits) {
+        ctx.addIssue({ code: 'custom', message: digits });
         return z.NEVER;
       }
       if (bound !== 'any' && isNegativeDecimal(text)) {
