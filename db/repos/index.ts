@@ -8,6 +8,7 @@ import { companyLogosRepo } from './company-logos.ts';
 import { customColumnsRepo } from './custom-columns.ts';
 import { documentParsingRepo } from './document-parsing.ts';
 import { documentsRepo } from './documents.ts';
+import { eventsRepo } from './events.ts';
 import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
 import { idempotencyRepo } from './idempotency.ts';
@@ -44,6 +45,7 @@ export function createRepos(db: Knex) {
     analytics: analyticsRepo(db),
     capTable: capTableRepo(db),
     changeLog: changeLogRepo(db),
+    events: eventsRepo(db),
     companyLogos: companyLogosRepo(db),
   };
 }
