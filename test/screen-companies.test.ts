@@ -19,7 +19,7 @@ interface PFigure {
   currency: string | null;
   converted_value: string | null;
   converted_currency: string | null;
-  fx_rate: string | null;
+  fx_rate: number | null;
   fx_rate_date: string | null;
   reason: string | null;
 }
@@ -420,7 +420,7 @@ for (const dialect of dialects) {
         currency: 'EUR',
         converted_value: '1200000.00',
         converted_currency: 'USD',
-        fx_rate: '1.20',
+        fx_rate: 1.2,
         fx_rate_date: '2025-12-15',
         as_of_month: '2025-12',
       });
@@ -431,7 +431,7 @@ for (const dialect of dialects) {
         value: '600000.00',
         currency: 'USD',
         converted_value: '600000.00',
-        fx_rate: '1',
+        fx_rate: 1,
       });
     });
 
