@@ -26,7 +26,7 @@ export const mcpCommand = defineCommand({
         requestId: 'stdio',
         publicUrl: ctx.config.publicUrl,
       },
-      { writeTools: ctx.config.mcpWriteTools },
+      { writeTools: ctx.config.mcpWriteTools, toolsets: ctx.config.mcpToolsets },
     );
   },
 });
