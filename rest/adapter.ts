@@ -63,8 +63,8 @@ function kindOf(schema: z.ZodType | undefined): FieldKind {
 }
 
 /** Query strings hold only strings: turn them into the types the tool's schema expects, in one place. */
-/** The spellings a boolean query parameter accepts, exactly as written. */
-const queryBoolean = z.stringbool({ truthy: ['1', 'true'], falsy: ['0', 'false'], case: 'sensitive' });
+/** The spellings a boolean query parameter accepts, in any case (Python's requests sends `True`). */
+const queryBoolean = z.stringbool({ truthy: ['1', 'true'], falsy: ['0', 'false'], case: 'insensitive' });
 
 export function coerceQuery(
   route: Route,

@@ -36,7 +36,7 @@ export function toolTable(): string {
       return `\`${name}\` ${typeName(p)}${flags ? ` (${flags})` : ''}`;
     });
     const firstSentence = tool.description.split(/(?<=\.)\s/)[0] ?? tool.description;
-    const write = tool.write ? ' *(write; listed only with `MCP_WRITE_TOOLS=true`)*' : '';
+    const write = tool.write ? ' *(write; in the `writes` toolset, with `MCP_WRITE_TOOLS=true`)*' : '';
     lines.push(`| \`${tool.name}\` | ${params.join('<br>') || '—'} | ${firstSentence}${write} |`);
   }
   return lines.join('\n');

@@ -27,7 +27,8 @@ import { routes } from '../rest/routes.ts';
 import { multipartBody } from '../rest/upload.ts';
 import type { ToolContext } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
-import { InsufficientScope, ToolError, Unauthenticated } from '../tools/errors.ts';
+import { InsufficientScope, InvalidInput, ToolError, Unauthenticated } from '../tools/errors.ts';
+import { parseToolsets, type Toolset } from '../tools/toolsets.ts';
 import type { Config } from './config.ts';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
@@ -360,6 +361,20 @@ const loadMcp = () => {
   return mcpModule;
 };
 
+/** The toolsets a connection lists: `/mcp?toolsets=a,b` when given, else MCP_TOOLSETS. */
+function chosenToolsets(req: Request, config: Config): Toolset[] {
+  const raw = req.query.toolsets;
+  if (raw === undefined) return config.mcpToolsets;
+  const chosen = parseToolsets(Array.isArray(raw) ? raw.join(',') : String(raw));
+  if ('error' in chosen) throw InvalidInput.field('toolsets', chosen.error);
+  if (chosen.toolsets.includes('writes') && !config.mcpWriteTools)
+    throw InvalidInput.field(
+      'toolsets',
+      'writes is not offered here: this server runs without MCP_WRITE_TOOLS',
+    );
+  return chosen.toolsets;
+}
+
 function mcpEndpoint(app: express.Express, deps: AppDeps): void {
   const options = {
     writeTools: deps.config.mcpWriteTools,
@@ -373,9 +388,11 @@ function mcpEndpoint(app: express.Express, deps: AppDeps): void {
       deps,
       'mcp',
       async (ctx, req, res) => {
+        const toolsets = chosenToolsets(req, deps.config);
         const { checkMcpCallScope, handleMcpRequest } = await loadMcp();
-        checkMcpCallScope(req.body, ctx.principal, options.writeTools);
-        return handleMcpRequest(ctx, options, req, res, req.body);
+        const chosen = { ...options, toolsets };
+        checkMcpCallScope(req.body, ctx.principal, chosen);
+        return handleMcpRequest(ctx, chosen, req, res, req.body);
       },
       [...jsonBodyUpTo('1mb', mcpField), refuseJsonRpcBatch],
     ),

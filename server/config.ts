@@ -1,7 +1,12 @@
 import { z } from 'zod';
+import { SIGN_IN_TTL_MS } from '../auth/mcp-oauth/metadata.ts';
 import type { SqliteSynchronous } from '../db/knex.ts';
+import { parseToolsets, type Toolset } from '../tools/toolsets.ts';
 
 const booleanFlag = z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] });
+
+/** An MCP sign-in's lifetime in seconds: the longest an access token may live, and its default. */
+const SIGN_IN_SECONDS = SIGN_IN_TTL_MS / 1000;
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -19,7 +24,9 @@ const schema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   TRUST_PROXY: z.string().default('false'),
   MCP_WRITE_TOOLS: booleanFlag.default(false),
-  MCP_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(86400).default(3600),
+  MCP_TOOLSETS: z.string().default(''),
+  // Clients that never refresh (Claude's connectors) keep working for the whole sign-in by default.
+  MCP_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(SIGN_IN_SECONDS).default(SIGN_IN_SECONDS),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOW_LOOPBACK_CLIENT_METADATA: booleanFlag.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
@@ -51,6 +58,8 @@ export interface Config {
   logFormat: 'json' | 'pretty';
   trustProxy: boolean | number | string;
   mcpWriteTools: boolean;
+  /** The toolsets an MCP client sees unless it chooses with /mcp?toolsets=…; every read toolset by default. */
+  mcpToolsets: Toolset[];
   mcpAccessTokenTtl: number;
   mcpAllowedOrigins: string[];
   /** Accept http://127.0.0.1 client_id metadata documents (tests and local development only). */
@@ -106,6 +115,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${messages.join('; ')}`);
   }
   const c = parsed.data;
+  const chosen = parseToolsets(c.MCP_TOOLSETS);
+  if ('error' in chosen) throw new ConfigError(`invalid configuration: MCP_TOOLSETS: ${chosen.error}`);
+  const toolsets = chosen.toolsets;
+  if (toolsets.includes('writes') && !c.MCP_WRITE_TOOLS)
+    throw new ConfigError('invalid configuration: MCP_TOOLSETS: writes needs MCP_WRITE_TOOLS=true');
   const publicUrl = (
     c.PUBLIC_URL ?? `http://${c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST}:${c.PORT}`
   ).replace(/\/+$/, '');
@@ -119,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: c.LOG_FORMAT,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     mcpWriteTools: c.MCP_WRITE_TOOLS,
+    mcpToolsets: toolsets,
     mcpAccessTokenTtl: c.MCP_ACCESS_TOKEN_TTL,
     mcpAllowedOrigins: c.MCP_ALLOWED_ORIGINS.split(',')
       .map((s) => s.trim())

@@ -436,12 +436,12 @@ for (const dialect of dialects) {
           converted: {
             value: '14400.00',
             currency: 'USD',
-            fx_rate: '1.2',
+            fx_rate: 1.2,
             fx_rate_date: '2025-07-01',
             reason: null,
           },
         });
-        expect(e.latest.cash_in_bank.converted).to.deep.include({ value: '12000.00', fx_rate: '1.2' });
+        expect(e.latest.cash_in_bank.converted).to.deep.include({ value: '12000.00', fx_rate: 1.2 });
         expect(e.latest.revenue.converted).to.deep.include({ value: '1200.00', fx_rate_date: '2025-07-01' });
         // Not money: nothing to convert.
         expect(fig(e, 'revenue_growth_yoy_month')).to.include({ converted: null });
@@ -450,7 +450,7 @@ for (const dialect of dialects) {
         expect(fig(usd, 'ttm_revenue').converted).to.deep.equal({
           value: '1590000.00',
           currency: 'USD',
-          fx_rate: '1',
+          fx_rate: 1,
           fx_rate_date: null,
           reason: null,
         });

@@ -8,7 +8,7 @@ import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { assertReference } from './helpers/reference.ts';
-import { api, startTestServer } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const EVENTS = '/beta/investment/financing-events/get/';
@@ -464,7 +464,7 @@ for (const dialect of dialects) {
       t = await dialect.open();
       fx = await buildFixture(t.db);
       ids = await seedCapTable(t.db, fx);
-      server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true' } });
+      server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET } });
       mcp = await mcpClient(server.url, fx.admin.pat);
     });
     after(async () => {
@@ -695,11 +695,11 @@ for (const dialect of dialects) {
           currency: 'EUR',
           converted_value: '4800000.00',
           converted_currency: 'USD',
-          fx_rate: '1.20',
+          fx_rate: 1.2,
           is_custom_rate: false,
         });
-        expect(dSeed.round_size.fx_rate).to.equal('1');
-        expect(dB.round_size.fx_rate).to.equal('1.05');
+        expect(dSeed.round_size.fx_rate).to.equal(1);
+        expect(dB.round_size.fx_rate).to.equal(1.05);
         expect(dB.round_size.is_custom_rate).to.equal(true);
         expect(dToken.round_size.fx_rate).to.equal(null);
         expect(dToken.round_size.converted_value).to.equal(null);
@@ -707,7 +707,7 @@ for (const dialect of dialects) {
 
       it('uses the latest rate on or before the closing date', async () => {
         const res = await post(EVENTS, { financing_ids: [ids.betaSeed], include_fx_details: true });
-        expect(res.body[0].round_size.fx_rate).to.equal('1.25');
+        expect(res.body[0].round_size.fx_rate).to.equal(1.25);
         expect(res.body[0].round_size.converted_value).to.equal('2500000.00');
       });
 
@@ -761,7 +761,7 @@ for (const dialect of dialects) {
           currency: 'EUR',
           converted_value: '19.20',
           converted_currency: 'USD',
-          fx_rate: '1.20',
+          fx_rate: 1.2,
           is_custom_rate: false,
         });
         expect(res.body[1].include_in_fair_value).to.equal(false);
@@ -855,7 +855,7 @@ for (const dialect of dialects) {
           currency: 'GBP',
           converted_value: '112500.00',
           converted_currency: 'USD',
-          fx_rate: '1.25',
+          fx_rate: 1.25,
           is_custom_rate: false,
         });
         expect(res.body[0].proceeds).to.equal(null);
@@ -924,7 +924,7 @@ for (const dialect of dialects) {
           currency: 'EUR',
           converted_value: '12000000',
           converted_currency: 'USD',
-          fx_rate: '1.20',
+          fx_rate: 1.2,
           is_custom_rate: false,
         });
         expect(b.pre_money_valuation.converted_value).to.equal('40000000.00');
@@ -937,7 +937,7 @@ for (const dialect of dialects) {
           currency: 'GBP',
           converted_value: '975000.1625',
           converted_currency: 'USD',
-          fx_rate: '1.3',
+          fx_rate: 1.3,
           is_custom_rate: true,
         });
         expect(await countFinancings(t.db)).to.equal(before + 2);

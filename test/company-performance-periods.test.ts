@@ -12,7 +12,7 @@ interface PeriodPoint {
   value: string | null;
   complete: boolean;
   growth: string | null;
-  yoy: string | null;
+  yoy_growth: string | null;
 }
 type Series = Record<string, { points: unknown[]; periods: PeriodPoint[] }>;
 
@@ -92,7 +92,7 @@ for (const dialect of dialects) {
       expect(q2).to.include({ value: String(REVENUE[6]! + REVENUE[7]!), complete: false, growth: null });
       const before = sum(Q1_24.map((i) => REVENUE[i]!));
       const now = sum(Q1_25.map((i) => REVENUE[i]!));
-      expect(q1.yoy).to.equal((((now - before) / before) * 100).toFixed(2));
+      expect(q1.yoy_growth).to.equal((((now - before) / before) * 100).toFixed(2));
     });
 
     it('takes stocks at the quarter end and recomputes gross margin as gross profit over revenue', async () => {

@@ -9,7 +9,7 @@ import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture, issueToken } from './helpers/fixture.ts';
 import { signInFlow, WebClient } from './helpers/oauth.ts';
 import { assertReference, toJsonSchema } from './helpers/reference.ts';
-import { api, startTestServer, TestClock } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer, TestClock } from './helpers/server.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
 
@@ -721,7 +721,10 @@ for (const dialect of dialects) {
         });
 
       before(async () => {
-        writes = await startTestServer(t.db, { clock, env: { MCP_WRITE_TOOLS: 'true' } });
+        writes = await startTestServer(t.db, {
+          clock,
+          env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET },
+        });
         readOnly = (await signInFlow(writes.url, new WebClient(writes.url), { scope: 'read' })).tokens
           .access_token;
         readWrite = (await signInFlow(writes.url, new WebClient(writes.url), { scope: 'read write' })).tokens

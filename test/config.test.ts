@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../server/config.ts';
+import { READ_TOOLSETS } from '../tools/toolsets.ts';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -9,7 +10,8 @@ describe('configuration', () => {
     expect(c.publicUrl).to.equal('http://127.0.0.1:8000');
     expect(c.databaseUrl).to.equal('sqlite:./data/portfolio.db');
     expect(c.mcpWriteTools).to.equal(false);
-    expect(c.mcpAccessTokenTtl).to.equal(3600);
+    expect(c.mcpAccessTokenTtl).to.equal(30 * 86_400);
+    expect(c.mcpToolsets).to.deep.equal([...READ_TOOLSETS]);
     expect(c.redisUrl).to.equal(undefined);
   });
 
@@ -23,6 +25,35 @@ describe('configuration', () => {
       expect(loadConfig({ MCP_WRITE_TOOLS: yes }).mcpWriteTools, yes).to.equal(true);
     for (const no of ['False', 'NO', 'off', '0'])
       expect(loadConfig({ MCP_WRITE_TOOLS: no }).mcpWriteTools, no).to.equal(false);
+  });
+
+  it('lets MCP_ACCESS_TOKEN_TTL shorten MCP access tokens but not outlive the 30-day sign-in', () => {
+    expect(loadConfig({ MCP_ACCESS_TOKEN_TTL: '3600' }).mcpAccessTokenTtl).to.equal(3600);
+    expect(() => loadConfig({ MCP_ACCESS_TOKEN_TTL: String(31 * 86_400) })).to.throw(
+      ConfigError,
+      /MCP_ACCESS_TOKEN_TTL/,
+    );
+  });
+
+  it('reads MCP_TOOLSETS as comma-separated toolset names', () => {
+    expect(loadConfig({ MCP_TOOLSETS: 'metrics, Companies' }).mcpToolsets).to.deep.equal([
+      'companies',
+      'metrics',
+    ]);
+    expect(
+      loadConfig({ MCP_TOOLSETS: 'companies,writes', MCP_WRITE_TOOLS: 'true' }).mcpToolsets,
+    ).to.deep.equal(['companies', 'writes']);
+  });
+
+  it('refuses an unknown toolset, and writes without MCP_WRITE_TOOLS, naming MCP_TOOLSETS', () => {
+    expect(() => loadConfig({ MCP_TOOLSETS: 'companies,portfolio' })).to.throw(
+      ConfigError,
+      /MCP_TOOLSETS: unknown toolset portfolio; the toolsets are companies, metrics/,
+    );
+    expect(() => loadConfig({ MCP_TOOLSETS: 'writes' })).to.throw(
+      ConfigError,
+      /MCP_TOOLSETS.*MCP_WRITE_TOOLS/,
+    );
   });
 
   it('stops with a message naming each bad variable', () => {

@@ -372,7 +372,7 @@ for (const dialect of dialects) {
       expect(acme.irr).to.be.closeTo(0, 5e-7);
       expect(acme.total_shares_owned).to.equal('0');
       const invest = acme.cash_flows.find((f) => f.kind === 'investment') as Flow & Record<string, string>;
-      expect(invest).to.include({ value: '200000', currency: 'EUR', fx_rate: '1.10', date: '2023-07-01' });
+      expect(invest).to.include({ value: '200000', currency: 'EUR', fx_rate: 1.1, date: '2023-07-01' });
       expect(Number(invest.amount)).to.equal(-220_000);
     });
 

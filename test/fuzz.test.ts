@@ -7,7 +7,7 @@ import type { RunningServer } from '../server/http.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { mcpTools } from '../tools/mcp.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
-import { api, startTestServer } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 import {
   baseInput,
   buildWorld,
@@ -607,7 +607,7 @@ for (const dialect of dialects) {
       t = await dialect.open();
       w = await buildWorld(t.db);
       server = await startTestServer(t.db, {
-        env: { MCP_WRITE_TOOLS: 'true', RATE_LIMIT_PER_MINUTE: '1000000' },
+        env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET, RATE_LIMIT_PER_MINUTE: '1000000' },
       });
       baseline = await writeChecksum(t.db);
     });

@@ -12,7 +12,7 @@ import { buildFixture, type Fixture, issueToken } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { signInFlow, WebClient } from './helpers/oauth.ts';
 import { assertReference } from './helpers/reference.ts';
-import { api, startTestServer } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const BETA = '/beta/investment';
@@ -100,7 +100,7 @@ for (const dialect of dialects) {
     before(async () => {
       t = await dialect.open();
       fx = await buildFixture(t.db);
-      server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true' } });
+      server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET } });
       mcp = await mcpClient(server.url, fx.admin.pat);
       restricted = await restrictedCapTableUser(fx);
       fundB = newId();
@@ -222,7 +222,7 @@ for (const dialect of dialects) {
           currency: 'EUR',
           converted_value: '1.10',
           converted_currency: 'USD',
-          fx_rate: '1.10',
+          fx_rate: 1.1,
           is_custom_rate: true,
         });
 

@@ -9,7 +9,7 @@ import { mcpTools } from '../tools/mcp.ts';
 import { checkPermission } from '../tools/run.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import type { FixtureUser } from './helpers/fixture.ts';
-import { api, startTestServer } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 import {
   baseInput,
   buildWorld,
@@ -181,7 +181,7 @@ for (const dialect of dialects) {
       w = await buildWorld(t.db);
       nowhere = unknownSide(w.foreign);
       server = await startTestServer(t.db, {
-        env: { MCP_WRITE_TOOLS: 'true', RATE_LIMIT_PER_MINUTE: '1000000' },
+        env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET, RATE_LIMIT_PER_MINUTE: '1000000' },
       });
     });
     after(async () => {

@@ -12,7 +12,7 @@ import { buildFixture, type Fixture, issueToken } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { signInFlow, WebClient } from './helpers/oauth.ts';
 import { assertReference, toJsonSchema } from './helpers/reference.ts';
-import { api, startTestServer, TestClock } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer, TestClock } from './helpers/server.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
 
@@ -557,7 +557,10 @@ for (const dialect of dialects) {
       let client: Client;
       let plain: Client;
       before(async () => {
-        writes = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true' }, clock });
+        writes = await startTestServer(t.db, {
+          env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET },
+          clock,
+        });
         client = await mcpClient(writes.url, fx.editor.pat);
         plain = await mcpClient(server.url, fx.editor.pat);
       });

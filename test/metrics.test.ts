@@ -700,6 +700,21 @@ for (const dialect of dialects) {
         expect(bad.body.errors[0].field).to.equal('is_standard');
       });
 
+      it("reads a boolean query parameter in any case, as Python's requests sends True", async () => {
+        const standard = (await options('?is_standard=true')).body.count;
+        for (const spelling of ['True', 'TRUE', 'tRuE']) {
+          const res = await options(`?is_standard=${spelling}`);
+          expect(res.status, spelling).to.equal(200);
+          expect(res.body.count, spelling).to.equal(standard);
+        }
+        const custom = await options('?is_standard=False');
+        expect(custom.status).to.equal(200);
+        expect(custom.body.count).to.equal(3);
+        const bad = await options('?is_standard=Yes');
+        expect(bad.status).to.equal(400);
+        expect(bad.body.errors[0].field).to.equal('is_standard');
+      });
+
       it('pages the options with page_size', async () => {
         const seen: string[] = [];
         let path: string | null = '/v1/metrics/options/?page_size=10';

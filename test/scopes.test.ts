@@ -7,6 +7,7 @@ import type { ToolContext } from '../tools/context.ts';
 import { InsufficientScope } from '../tools/errors.ts';
 import { registry, toolByName } from '../tools/registry.ts';
 import { runTool } from '../tools/run.ts';
+import { READ_TOOLSETS } from '../tools/toolsets.ts';
 import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
@@ -35,7 +36,9 @@ for (const dialect of dialects) {
     before(async () => {
       t = await dialect.open();
       fx = await buildFixture(t.db);
-      server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true' } });
+      server = await startTestServer(t.db, {
+        env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: [...READ_TOOLSETS, 'writes'].join(',') },
+      });
       readOnly = (await signInFlow(server.url, new WebClient(server.url), { scope: 'read' })).tokens
         .access_token;
       readWrite = (await signInFlow(server.url, new WebClient(server.url), { scope: 'read write' })).tokens

@@ -8,7 +8,7 @@ import { insertDatum } from './helpers/datums.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
-import { startTestServer } from './helpers/server.ts';
+import { EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 
 interface ToolAnswer {
   isError?: boolean;
@@ -41,7 +41,9 @@ describe('errors a model can act on', () => {
       category: 'net_burn',
       value: '1000.00',
     });
-    server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true', PUBLIC_URL } });
+    server = await startTestServer(t.db, {
+      env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET, PUBLIC_URL },
+    });
     client = await mcpClient(server.url, fx.editor.pat);
   });
   after(async () => {

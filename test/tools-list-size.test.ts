@@ -2,62 +2,129 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import type { RunningServer } from '../server/http.ts';
 import { compactSchema } from '../tools/json-schema.ts';
+import { domains, toolByName } from '../tools/registry.ts';
+import { READ_TOOLSETS } from '../tools/toolsets.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { startTestServer } from './helpers/server.ts';
 
-// What a client pays before its first question, as an operator runs the service by default (no write tools).
+// What a client pays before its first question, in every configuration an operator or client can choose
+// one toolset at a time (and the default, every read tool).
 const LIMIT = 48_000;
-// With MCP_WRITE_TOOLS on, the write tools' schemas (many fields, one per item field) come on top.
-const WITH_WRITES_LIMIT = 78_000;
+// Cursor sends a model only the first 40 tools of a server.
+const MAX_TOOLS = 40;
+
+const INITIALIZE = {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 't', version: '1' },
+};
 
 describe('the tools/list answer stays small', () => {
   let t: TestDb;
   let fx: Fixture;
   let server: RunningServer;
-  let client: Client;
   let writer: RunningServer;
-  let writerClient: Client;
+  const clients: Client[] = [];
+  const listing = async (on: RunningServer, query = '') => {
+    const client = await mcpClient(on.url, fx.admin.pat, query);
+    clients.push(client);
+    return client.listTools();
+  };
+  const withinLimits = (answer: { tools: unknown[] }, label: string) => {
+    expect(answer.tools.length, `${label}: tools`).to.be.at.most(MAX_TOOLS);
+    expect(JSON.stringify(answer).length, `${label}: characters`).to.be.at.most(LIMIT);
+  };
 
   before(async () => {
     t = await sqliteTestDb();
     fx = await buildFixture(t.db);
     server = await startTestServer(t.db);
-    client = await mcpClient(server.url, fx.admin.pat);
     writer = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true' } });
-    writerClient = await mcpClient(writer.url, fx.admin.pat);
   });
   after(async () => {
-    await client?.close();
-    await writerClient?.close();
+    for (const client of clients) await client.close();
     await server?.close();
     await writer?.close();
     await t?.drop();
   });
 
-  it(`lists every tool with its output schema in at most ${LIMIT.toLocaleString('en-US')} characters of JSON`, async () => {
-    const listing = await client.listTools();
-    expect(listing.tools.map((tool) => tool.name)).to.include('screen_companies');
-    expect(listing.tools.every((tool) => tool.outputSchema?.type === 'object')).to.equal(true);
-    expect(JSON.stringify(listing).length).to.be.at.most(LIMIT);
+  it(`lists every read tool with its output schema by default, within ${MAX_TOOLS} tools and ${LIMIT.toLocaleString('en-US')} characters`, async () => {
+    const answer = await listing(server);
+    const names = answer.tools.map((tool) => tool.name);
+    expect(names).to.have.members(names.filter((name) => !toolByName(name)?.write));
+    expect(names).to.include('screen_companies');
+    expect(answer.tools.every((tool) => tool.outputSchema?.type === 'object')).to.equal(true);
+    withinLimits(answer, 'default');
   });
 
-  it(`lists the write tools too in at most ${WITH_WRITES_LIMIT.toLocaleString('en-US')} characters when MCP_WRITE_TOOLS is on`, async () => {
-    const listing = await writerClient.listTools();
-    expect(listing.tools.map((tool) => tool.name)).to.include('add_financing_rounds');
-    expect(JSON.stringify(listing).length).to.be.at.most(WITH_WRITES_LIMIT);
+  it('lists the read tools by default when MCP_WRITE_TOOLS is on, and the write tools in the writes toolset', async () => {
+    const reads = await listing(writer);
+    expect(reads.tools.some((tool) => toolByName(tool.name)?.write)).to.equal(false);
+    withinLimits(reads, 'writes on');
+    const writes = await listing(writer, '?toolsets=writes');
+    expect(writes.tools.map((tool) => tool.name)).to.include('add_financing_rounds');
+    expect(writes.tools.every((tool) => toolByName(tool.name)?.write)).to.equal(true);
+    withinLimits(writes, 'writes toolset');
   });
 
-  it('shares a shape repeated inside one schema through $defs', async () => {
-    const { tools } = await client.listTools();
-    const performance = tools.find((tool) => tool.name === 'get_company_performance')!;
-    const series = (
-      performance.outputSchema!.properties as Record<string, { properties: Record<string, unknown> }>
-    ).series!.properties;
-    const refs = Object.values(series).map((s) => (s as { $ref?: string }).$ref);
-    expect(new Set(refs).size).to.equal(1);
-    expect(refs[0]).to.match(/^#\/\$defs\//);
+  for (const toolset of READ_TOOLSETS) {
+    it(`lists the ${toolset} toolset's read tools only, within the limits`, async () => {
+      const answer = await listing(writer, `?toolsets=${toolset}`);
+      const expected = domains[toolset]
+        .filter((tool) => !tool.write && tool.mcp !== false)
+        .map((tool) => tool.name);
+      expect(answer.tools.map((tool) => tool.name)).to.deep.equal(expected);
+      withinLimits(answer, toolset);
+    });
+  }
+
+  it('lists two toolsets together and ignores case and spaces in their names', async () => {
+    const answer = await listing(writer, '?toolsets=Notes,%20writes');
+    const names = answer.tools.map((tool) => tool.name);
+    expect(names).to.include.members(['list_notes', 'search_notes', 'create_notes', 'add_securities']);
+    expect(names).not.to.include('list_companies');
+  });
+
+  it('refuses an unknown toolset with a 400 naming the toolsets parameter', async () => {
+    const res = await fetch(`${server.url}/mcp?toolsets=companies,portfolio`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${fx.admin.pat}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE }),
+    });
+    expect(res.status).to.equal(400);
+    const problem = (await res.json()) as { detail: string; errors: { field: string }[] };
+    expect(problem.errors[0]!.field).to.equal('toolsets');
+    expect(problem.detail).to.include('unknown toolset portfolio');
+  });
+
+  it('refuses the writes toolset with a 400 when the server runs without write tools', async () => {
+    const res = await fetch(`${server.url}/mcp?toolsets=writes`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${fx.admin.pat}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE }),
+    });
+    expect(res.status).to.equal(400);
+    expect(((await res.json()) as { detail: string }).detail).to.include('MCP_WRITE_TOOLS');
+  });
+
+  it('does not run a tool outside the chosen toolsets', async () => {
+    const client = await mcpClient(server.url, fx.admin.pat, '?toolsets=notes');
+    clients.push(client);
+    const failure = await client.callTool({ name: 'list_companies', arguments: {} }).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failure?.message).to.match(/unknown tool list_companies/);
   });
 
   describe('compactSchema', () => {
@@ -71,20 +138,65 @@ describe('the tools/list answer stays small', () => {
       },
     };
 
-    it('keeps each description beside the reference when one shape is repeated under different descriptions', () => {
+    it('writes an input out flat: a repeated shape stays in place, and every object is closed', () => {
       const out = compactSchema(
         {
           type: 'object',
           properties: { x: { ...shape, description: 'first' }, y: { ...shape, description: 'second' } },
         },
         'input',
-      ) as {
-        properties: Record<string, { $ref: string; description: string }>;
-        $defs: Record<string, unknown>;
+      );
+      expect(out).to.deep.equal({
+        type: 'object',
+        properties: {
+          x: { ...shape, description: 'first', additionalProperties: false },
+          y: { ...shape, description: 'second', additionalProperties: false },
+        },
+        additionalProperties: false,
+      });
+    });
+
+    it('lists an optional choice of numbers as one enum with null, not as nested anyOf', () => {
+      const out = compactSchema(
+        {
+          type: 'object',
+          properties: {
+            days: {
+              description: 'Day count.',
+              anyOf: [
+                {
+                  anyOf: [
+                    { type: 'number', const: 360 },
+                    { type: 'number', const: 365 },
+                  ],
+                },
+                { type: 'null' },
+              ],
+            },
+          },
+        },
+        'input',
+      ) as { properties: Record<string, unknown> };
+      expect(out.properties.days).to.deep.equal({
+        description: 'Day count.',
+        type: ['integer', 'null'],
+        enum: [360, 365, null],
+      });
+    });
+
+    it('refuses to list an input union that has no flat form', () => {
+      const union = {
+        type: 'object',
+        properties: {
+          either: {
+            anyOf: [
+              { type: 'string', minLength: 3 },
+              { type: 'object', properties: { a: { type: 'string' } } },
+            ],
+          },
+        },
       };
-      expect(out.properties.x).to.deep.equal({ $ref: '#/$defs/x', description: 'first' });
-      expect(out.properties.y).to.deep.equal({ $ref: '#/$defs/x', description: 'second' });
-      expect(out.$defs.x).to.deep.equal(shape);
+      expect(() => compactSchema(union, 'input')).to.throw(/cannot be listed as one flat schema/);
     });
 
     it('lists a result with typed top-level fields, second-level fields by name and deeper objects as plain objects', () => {

@@ -8,7 +8,7 @@ import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture, issueToken } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { assertReference } from './helpers/reference.ts';
-import { api, startTestServer, TestClock } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer, TestClock } from './helpers/server.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
 
@@ -354,7 +354,10 @@ for (const dialect of dialects) {
       let readsOnly: Client;
 
       before(async () => {
-        writes = await startTestServer(t.db, { clock, env: { MCP_WRITE_TOOLS: 'true' } });
+        writes = await startTestServer(t.db, {
+          clock,
+          env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET },
+        });
         withWrites = await mcpClient(writes.url, fx.editor.pat);
         readsOnly = await mcpClient(server.url, fx.editor.pat);
       });

@@ -187,16 +187,106 @@ function withoutDescription(node: JsonObject): JsonObject {
   return rest;
 }
 
+const typesOf = (node: JsonObject): Json[] =>
+  Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
+
+/** The JSON type of a constant, as an enum's `type` states it. */
+function jsonType(value: Json): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** A branch that only lists allowed values: `{const}` or `{enum}`, maybe with their type. */
+const isValueList = (node: JsonObject) =>
+  ('const' in node || Array.isArray(node.enum)) &&
+  Object.keys(node).every((k) => k === 'const' || k === 'enum' || k === 'type' || k === 'description');
+
 /**
- * Simplifies the schema (see `simplify`), then moves every subschema that appears more than once into `$defs`, referenced with `$ref`, largest
- * saving first; a shape repeated under different descriptions is shared and keeps each description
- * beside its reference.
+ * One flat schema for a union of an input: allowed values become one `enum`, a nullable becomes a
+ * type list with "null", plain types become one type list. Strict clients (OpenAI's strict mode,
+ * LangChain) drop or refuse `anyOf`, so a union that cannot be said flat is a build error.
+ */
+function flattenUnion(node: JsonObject): JsonObject {
+  const union = node.anyOf ?? node.oneOf;
+  if (!Array.isArray(union)) return node;
+  const { anyOf: _a, oneOf: _o, ...rest } = node;
+  const branches = union.flatMap((b) =>
+    isObject(b) && Array.isArray(b.anyOf ?? b.oneOf) ? flattenUnion(b) : b,
+  );
+  const expanded = branches.flatMap((b) => (isObject(b) && Array.isArray(b.anyOf) ? b.anyOf : [b]));
+  const nullable = expanded.some((b) => isObject(b) && b.type === 'null');
+  const others = expanded.filter((b): b is JsonObject => isObject(b) && b.type !== 'null');
+  let merged: JsonObject;
+  if (others.length > 0 && others.every(isValueList)) {
+    const values = others.flatMap((b) => ('const' in b ? [b.const as Json] : (b.enum as Json[])));
+    const types = [...new Set(values.map(jsonType))];
+    const numeric = types.includes('number') ? types.filter((t) => t !== 'integer') : types;
+    const description = others.find((b) => typeof b.description === 'string')?.description;
+    merged = {
+      ...(description ? { description } : {}),
+      type: numeric.length === 1 ? numeric[0]! : numeric,
+      enum: values,
+    };
+  } else if (others.length === 1) {
+    merged = others[0]!;
+  } else if (others.every((b) => Object.keys(b).every((k) => k === 'type' || k === 'description'))) {
+    merged = { type: [...new Set(others.flatMap(typesOf))] };
+  } else {
+    throw new Error(
+      `an input union cannot be listed as one flat schema: ${JSON.stringify(node).slice(0, 200)}`,
+    );
+  }
+  const out: JsonObject = { ...merged, ...rest };
+  if (
+    typeof merged.description === 'string' &&
+    typeof rest.description === 'string' &&
+    !rest.description.includes(merged.description)
+  )
+    out.description = `${rest.description} ${merged.description}`;
+  if (nullable) {
+    const types = typesOf(merged);
+    if (types.length > 0 && !types.includes('null')) out.type = [...types, 'null'];
+    if (Array.isArray(merged.enum) && !merged.enum.includes(null)) out.enum = [...merged.enum, null];
+  }
+  return out;
+}
+
+/**
+ * An input schema as strict clients take it: every union flat (see `flattenUnion`) and every object
+ * closed with `additionalProperties: false` (MCP calls refuse unknown fields, see tools/strict-input.ts).
+ */
+function strictInput(node: Json): Json {
+  if (Array.isArray(node)) return node.map(strictInput);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'properties' && isObject(value))
+      out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strictInput(v)]));
+    else if (key === 'default' || key === 'const' || key === 'enum') out[key] = value;
+    else out[key] = strictInput(value);
+  }
+  const flat = withoutCurrencyEnum(flattenUnion(out));
+  if (typesOf(flat).includes('object') || isObject(flat.properties)) {
+    flat.properties ??= {};
+    flat.additionalProperties = false;
+  }
+  return flat;
+}
+
+/**
+ * Simplifies the schema (see `simplify`). An input is then made strict (see `strictInput`): flat,
+ * with no `$ref`. A result moves every subschema that appears more than once into `$defs`,
+ * referenced with `$ref`, largest saving first; a shape repeated under different descriptions is
+ * shared and keeps each description beside its reference.
  */
 export function compactSchema(
   schema: Record<string, unknown>,
   io: 'input' | 'output',
 ): Record<string, unknown> {
   const simple = simplify(schema as Json, io === 'output');
+  if (io === 'input') return strictInput(simple) as JsonObject;
   const root = (io === 'output' ? outline(simple, 0) : simple) as JsonObject;
   const defs: JsonObject = isObject(root.$defs) ? root.$defs : {};
   root.$defs = defs;

@@ -15,15 +15,18 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { z } from 'zod';
+import { BoundedMap } from '../core/bounded-map.ts';
 import type { OAuthScope, Principal } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
 import { compactSchema } from './json-schema.ts';
 import { prompts } from './prompts/index.ts';
-import { registry, toolByName } from './registry.ts';
+import { inToolsets, registry, toolByName } from './registry.ts';
 import { allowsTool, checkScope, runTool } from './run.ts';
 import { MAX_PER_PAGE } from './schemas/page.ts';
+import { closeObjects } from './strict-input.ts';
+import { DEFAULT_TOOLSETS, type Toolset } from './toolsets.ts';
 import { boundResult } from './truncate.ts';
 
 export const SERVER_INFO = { name: 'portfolio-data-service', version: '0.1.0' };
@@ -67,18 +70,21 @@ export function describeTool(tool: AnyTool): McpTool {
 }
 
 /**
- * The tools an MCP client sees: reads always, writes only when the operator turned them on; and of
- * those, only the ones the token's scopes allow (all of them when no scopes are given).
+ * The tools an MCP client sees: reads always, writes only when the operator turned them on; of
+ * those, the ones in the chosen toolsets (all of them when none are given) and the ones the token's
+ * scopes allow (all of them when no scopes are given).
  */
 export function mcpTools(options: {
   writeTools: boolean;
   scopes?: readonly OAuthScope[];
   tools?: readonly AnyTool[];
+  toolsets?: readonly Toolset[];
 }): AnyTool[] {
   return (options.tools ?? registry).filter(
     (t) =>
       t.mcp !== false &&
       (!t.write || options.writeTools) &&
+      (!options.toolsets || inToolsets(t, options.toolsets)) &&
       (!options.scopes || allowsTool({ scopes: options.scopes }, t)),
   );
 }
@@ -87,12 +93,22 @@ export function mcpTools(options: {
  * Refuses, before any work, a tools/call of a tool the operator lists but the token's scopes do not
  * allow: the InsufficientScope error becomes an HTTP 403 whose challenge names the scope to ask for.
  */
-export function checkMcpCallScope(body: unknown, principal: Principal, writeTools: boolean): void {
+export function checkMcpCallScope(
+  body: unknown,
+  principal: Principal,
+  options: Pick<McpOptions, 'writeTools' | 'toolsets'>,
+): void {
   const message = body as { method?: unknown; params?: { name?: unknown } } | null;
   if (!message || typeof message !== 'object' || message.method !== 'tools/call') return;
   // One lookup by name, not a filtered copy of the registry on every request.
   const tool = toolByName(String(message.params?.name));
-  if (tool && tool.mcp !== false && (!tool.write || writeTools)) checkScope(tool, principal);
+  if (
+    tool &&
+    tool.mcp !== false &&
+    (!tool.write || options.writeTools) &&
+    inToolsets(tool, options.toolsets ?? DEFAULT_TOOLSETS)
+  )
+    checkScope(tool, principal);
 }
 
 function errorResult(text: string): CallToolResult {
@@ -136,6 +152,8 @@ export interface McpOptions {
   validateOutput?: boolean;
   /** The tools to serve; the registry unless a test brings its own table. */
   tools?: readonly AnyTool[];
+  /** The toolsets listed (see tools/toolsets.ts); every read toolset unless chosen. */
+  toolsets?: readonly Toolset[];
 }
 
 interface Catalog {
@@ -143,20 +161,40 @@ interface Catalog {
   listing: { tools: McpTool[] };
 }
 
-const catalogs = new WeakMap<readonly AnyTool[], Map<string, Catalog>>();
+const closedTools = new WeakMap<AnyTool, AnyTool>();
+
+/** The tool as an MCP call runs it: an unknown field anywhere in the input is an error naming it. */
+function closedTool(tool: AnyTool): AnyTool {
+  let closed = closedTools.get(tool);
+  if (!closed) {
+    closed = { ...tool, input: closeObjects(tool.input) };
+    closedTools.set(tool, closed);
+  }
+  return closed;
+}
+
+const catalogs = new WeakMap<readonly AnyTool[], BoundedMap<string, Catalog>>();
+
+/** Catalogs kept per tool table: a few write-tool, scope and toolset combinations are in use at once. */
+const CATALOGS_KEPT = 64;
 
 /**
  * The listed tools and their JSON Schemas (tens of milliseconds to build): once per process, tool
- * table and combination of write tools and scopes, not per request.
+ * table and combination of write tools, scopes and toolsets in use, not per request.
  */
-function catalog(writeTools: boolean, scopes: readonly OAuthScope[], table: readonly AnyTool[]): Catalog {
-  const byTable = catalogs.get(table) ?? new Map<string, Catalog>();
+function catalog(options: McpOptions, scopes: readonly OAuthScope[]): Catalog {
+  const { writeTools, toolsets = DEFAULT_TOOLSETS } = options;
+  const table = options.tools ?? registry;
+  const byTable = catalogs.get(table) ?? new BoundedMap<string, Catalog>(CATALOGS_KEPT);
   catalogs.set(table, byTable);
-  const key = `${writeTools}:${scopes.join(' ')}`;
+  const key = `${writeTools}:${scopes.join(' ')}:${toolsets.join(',')}`;
   let found = byTable.get(key);
   if (!found) {
-    const tools = mcpTools({ writeTools, scopes, tools: table });
-    found = { byName: new Map(tools.map((t) => [t.name, t])), listing: { tools: tools.map(describeTool) } };
+    const tools = mcpTools({ writeTools, scopes, tools: table, toolsets });
+    found = {
+      byName: new Map(tools.map((t) => [t.name, closedTool(t)])),
+      listing: { tools: tools.map(describeTool) },
+    };
     byTable.set(key, found);
   }
   return found;
@@ -170,7 +208,7 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** An MCP server bound to one request's context; stateless, so one is built per request. */
 export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
-  const { byName, listing } = catalog(options.writeTools, ctx.principal.scopes, options.tools ?? registry);
+  const { byName, listing } = catalog(options, ctx.principal.scopes);
   const server = new Server(SERVER_INFO, {
     jsonSchemaValidator,
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },

@@ -45,75 +45,85 @@ import { updateMetric } from './metrics/update-metric.ts';
 import { createNotes } from './notes/create-notes.ts';
 import { listNotes } from './notes/list-notes.ts';
 import { searchNotes } from './notes/search-notes.ts';
+import type { ReadToolset, Toolset } from './toolsets.ts';
 import { listUsers } from './users/list-users.ts';
 import { whoami } from './users/whoami.ts';
 
-/** Every tool, grouped by domain: the table of contents of the service. */
-export const registry: readonly AnyTool[] = [
-  // Companies
-  listCompanies,
-  getCompany,
-  searchCompanies,
-  uploadCompanyLogo,
-  createCompany,
-  updateCompany,
-  // Metrics
-  getCompanyMetrics,
-  getCompanyRecentMetrics,
-  getMetricsOptions,
-  listMetrics,
-  updateMetric,
-  createMetrics,
-  deleteMetric,
-  // Budgets
-  listBudgets,
-  getBudgetVariance,
-  // Documents
-  listDocuments,
-  uploadDocument,
-  getDocumentContent,
-  searchDocuments,
-  // Notes
-  listNotes,
-  searchNotes,
-  createNotes,
-  // Custom columns
-  getCustomColumns,
-  getCustomColumnOptions,
-  updateCustomColumnValues,
+/**
+ * Every tool, grouped by domain: the table of contents of the service. Each domain is a toolset
+ * of the same name (see tools/toolsets.ts); its read tools are listed when a client chooses it.
+ */
+export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
+  companies: [
+    listCompanies,
+    getCompany,
+    searchCompanies,
+    uploadCompanyLogo,
+    createCompany,
+    updateCompany,
+    // Custom columns: fields of a company
+    getCustomColumns,
+    getCustomColumnOptions,
+    updateCustomColumnValues,
+  ],
+  metrics: [
+    getCompanyMetrics,
+    getCompanyRecentMetrics,
+    getMetricsOptions,
+    listMetrics,
+    updateMetric,
+    createMetrics,
+    deleteMetric,
+  ],
+  budgets: [listBudgets, getBudgetVariance],
+  documents: [listDocuments, uploadDocument, getDocumentContent, searchDocuments],
+  notes: [listNotes, searchNotes, createNotes],
   // Information requests and reports
-  listInformationRequests,
-  listInformationReports,
-  // Firm, funds and users
-  listFunds,
-  listUsers,
-  whoami,
-  getFirmDetails,
-  // Analytics and guides
-  getCompanyPerformance,
-  getCompanyFinancialSummary,
-  getCompanyNotesSummary,
-  getExcelPluginGuide,
-  // Portfolio
-  getPortfolioOverview,
-  screenCompanies,
-  // Cap table
-  getShareClasses,
-  getFinancingEvents,
-  getTransactions,
-  getSecurities,
-  addFinancingRounds,
-  addShareClasses,
-  addSecurities,
-  addTransactions,
-  upsertOverrides,
-  // Fund returns
-  getInvestmentMetrics,
-  getFundPerformance,
-] as unknown as AnyTool[];
+  information: [listInformationRequests, listInformationReports],
+  // The firm, its users and who is signed in
+  firm: [listUsers, whoami, getFirmDetails],
+  // Funds and their returns
+  funds: [listFunds, getInvestmentMetrics, getFundPerformance],
+  // Company analytics, the portfolio and guides
+  analytics: [
+    getCompanyPerformance,
+    getCompanyFinancialSummary,
+    getCompanyNotesSummary,
+    getExcelPluginGuide,
+    getPortfolioOverview,
+    screenCompanies,
+  ],
+  cap_table: [
+    getShareClasses,
+    getFinancingEvents,
+    getTransactions,
+    getSecurities,
+    addFinancingRounds,
+    addShareClasses,
+    addSecurities,
+    addTransactions,
+    upsertOverrides,
+  ],
+} as unknown as Record<ReadToolset, AnyTool[]>;
+
+export const registry: readonly AnyTool[] = Object.values(domains).flat();
 
 const byName = new Map(registry.map((t) => [t.name, t]));
 
+const domainOf = new Map<AnyTool, ReadToolset>(
+  Object.entries(domains).flatMap(([domain, tools]) => tools.map((t) => [t, domain as ReadToolset])),
+);
+
 export function toolByName(name: string): AnyTool | undefined {
   return byName.get(name);
+}
+
+/**
+ * Whether a tool is in one of the chosen toolsets: a write tool in `writes`, a read tool in its
+ * domain's. A tool outside the registry's domains (a test's own table) is in every choice.
+ */
+export function inToolsets(tool: AnyTool, toolsets: readonly Toolset[]): boolean {
+  if (tool.write) return toolsets.includes('writes');
+  const domain = domainOf.get(tool);
+  return domain === undefined || toolsets.includes(domain);
 }

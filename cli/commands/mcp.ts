@@ -27,7 +27,7 @@ export const mcpCommand = defineCommand({
         publicUrl: ctx.config.publicUrl,
         documentStorageQuotaBytes: ctx.config.documentStorageQuotaBytes,
       },
-      { writeTools: ctx.config.mcpWriteTools },
+      { writeTools: ctx.config.mcpWriteTools, toolsets: ctx.config.mcpToolsets },
     );
   },
 });

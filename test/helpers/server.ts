@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../../core/clock.ts';
 import type { RunningServer, StartOptions } from '../../server/http.ts';
+import { TOOLSETS } from '../../tools/toolsets.ts';
 import { serverModules } from './build.ts';
 
 export interface TestServerOptions {
@@ -10,6 +11,9 @@ export interface TestServerOptions {
   tools?: StartOptions['tools'];
   routes?: StartOptions['routes'];
 }
+
+/** MCP_TOOLSETS that lists every tool (with MCP_WRITE_TOOLS on), for suites that call write tools over MCP. */
+export const EVERY_TOOLSET = TOOLSETS.join(',');
 
 /** Starts the real HTTP server on a free port over an already migrated database. */
 export async function startTestServer(db: Knex, options: TestServerOptions = {}): Promise<RunningServer> {

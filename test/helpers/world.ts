@@ -924,9 +924,28 @@ export function isListField(schema: unknown): boolean {
   return s._zod.def.type === 'array';
 }
 
-/** A reference value in the form the field takes: a single value goes into a list field as a list of one. */
+type ZodLike = { _zod: { def: { type: string; innerType?: unknown; element?: unknown; shape?: object } } };
+
+function unwrapped(schema: unknown): ZodLike {
+  let s = schema as ZodLike;
+  while (s._zod.def.innerType && s._zod.def.type !== 'array') s = s._zod.def.innerType as ZodLike;
+  return s;
+}
+
+/**
+ * A reference value in the form the field takes: a single value goes into a list field as a list of
+ * one, and a list of objects keeps only the fields its items have (MCP refuses unknown fields).
+ */
 export function fitField(schema: unknown, value: unknown): unknown {
-  return isListField(schema) && !Array.isArray(value) ? [value] : value;
+  const listed = isListField(schema) && !Array.isArray(value) ? [value] : value;
+  const element = unwrapped(schema)._zod.def.element;
+  const shape = element ? unwrapped(element)._zod.def.shape : undefined;
+  if (!shape || !Array.isArray(listed)) return listed;
+  return listed.map((item) =>
+    item && typeof item === 'object'
+      ? Object.fromEntries(Object.entries(item).filter(([key]) => key in shape))
+      : item,
+  );
 }
 
 function isOptional(schema: unknown): boolean {

@@ -91,7 +91,7 @@ const PeriodPoint = z.object({
       'False for a period with fewer months of data than it has (flows, margin) or no value at its end (stocks).',
     ),
   growth: z.string().nullable().describe('Percent over the previous period; null unless both are complete.'),
-  yoy: z
+  yoy_growth: z
     .string()
     .nullable()
     .describe('Percent over the same period a year earlier; null unless both are complete.'),
@@ -297,7 +297,7 @@ function periodPoints(
         value,
         complete: r.complete,
         growth: change(byStart.get(r.from - PERIOD_MONTHS[unit]), r),
-        yoy: change(byStart.get(r.from - 12), r),
+        yoy_growth: change(byStart.get(r.from - 12), r),
         converted_value: convert(value, monthText(r.to)),
         reason: r.value === null ? r.reason : null,
       };

@@ -615,7 +615,7 @@ export function convertAmount(
 ): Converted | null {
   if (value === null || currency === null || month === null) return null;
   if (currency === preferred) {
-    return { value, currency: preferred, fx_rate: '1', fx_rate_date: null, reason: null };
+    return { value, currency: preferred, fx_rate: 1, fx_rate_date: null, reason: null };
   }
   const date = lastDay(monthOf(`${month}-01`));
   const rate = rateOn(rates.get(currency), date);
@@ -633,7 +633,7 @@ export function convertAmount(
   return {
     value: D.toFixed(D.mul(amount, factor), 2),
     currency: preferred,
-    fx_rate: rate.rate,
+    fx_rate: Number(rate.rate),
     fx_rate_date: rate.date,
     reason: null,
   };

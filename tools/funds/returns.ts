@@ -43,7 +43,7 @@ export const CashFlow = z.object({
   value: z.string().describe('The amount as recorded, in currency (unsigned).'),
   currency: z.string().describe('Currency the amount was recorded in.'),
   fx_rate: z
-    .string()
+    .number()
     .describe("Rate into the firm's currency: the latest on or before fx_date (1 if the same)."),
   fx_date: z.string().describe('Date the rate applies on: the flow date.'),
   company_id: z.string(),
@@ -206,7 +206,7 @@ export async function loadReturns(
       amount: fmt(kind === 'investment' ? neg(amount) : amount),
       value: money.value!,
       currency: money.currency,
-      fx_rate: fx.rate(money, date).rate!,
+      fx_rate: Number(fx.rate(money, date).rate),
       fx_date: date,
       company_id: p.companyId,
       fund_id: p.fundId,
@@ -295,7 +295,7 @@ export async function loadReturns(
         amount: fmt(p.fairValue),
         value: fmt(p.fairValue),
         currency: fx.preferred,
-        fx_rate: '1',
+        fx_rate: 1,
         fx_date: asOf,
         company_id: p.companyId,
         fund_id: p.fundId,

@@ -36,7 +36,7 @@ export const Converted = z
   .object({
     value: z.string().nullable().describe('The value in `currency`, 2 decimals; null when no rate is known.'),
     currency: z.string().describe("The firm's preferred currency."),
-    fx_rate: z.string().nullable().describe('Rate applied (1 in the same currency); null when unknown.'),
+    fx_rate: z.number().nullable().describe('Rate applied (1 in the same currency); null when unknown.'),
     fx_rate_date: z
       .string()
       .nullable()
@@ -96,7 +96,7 @@ export const PortfolioFigure = z.object({
     .describe("Money: value in the firm's preferred currency; null without a rate, or for other units."),
   converted_currency: z.string().nullable().describe("The firm's preferred currency, for money."),
   fx_rate: z
-    .string()
+    .number()
     .nullable()
     .describe('Money: rate from currency into converted_currency (1 when the same); null when unknown.'),
   fx_rate_date: z

@@ -76,7 +76,7 @@ export const MoneyAmount = z.object({
     .describe("value in the firm's preferred currency; null when no exchange rate is known."),
   converted_currency: z.string().nullable().describe("The firm's preferred currency."),
   fx_rate: z
-    .string()
+    .number()
     .nullable()
     .optional()
     .describe(
@@ -90,6 +90,14 @@ export const MoneyAmount = z.object({
     .describe('True when fx_rate was supplied with the amount rather than taken from the FX table.'),
 });
 export type MoneyAmount = z.infer<typeof MoneyAmount>;
+
+/**
+ * An exchange rate as every result gives it: a JSON number, as the v1 metrics answer (Datum.fx_rate)
+ * fixes it; rates are kept as exact decimal strings and only listed as numbers.
+ */
+export function rateNumber(rate: string | null): number | null {
+  return rate === null ? null : Number(rate);
+}
 
 /** An amount to convert, with the date its rate applies on (closing date, issue date, transaction date). */
 export interface DatedMoney {
@@ -143,7 +151,7 @@ export class MoneyConverter {
     };
     if (this.includeFxDetails) {
       const resolved = this.rate(money, date);
-      out.fx_rate = resolved.rate;
+      out.fx_rate = rateNumber(resolved.rate);
       out.is_custom_rate = hasAmount(money) ? resolved.custom : null;
     }
     return out;
