@@ -6,16 +6,8 @@ import { docxFile, odsFile, pdfFile, pptxFile, xlsxFile } from '../db/seeds/offi
 import type { RunningServer } from '../server/http.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { zipOfHtmlAndExe } from './helpers/hostile-files.ts';
 import { startTestServer } from './helpers/server.ts';
-
-/** A zip of a web page and a Windows program: a zip, but no document of any kind. */
-const htmlAndExe = () =>
-  Buffer.from(
-    zipSync({
-      'index.html': strToU8('<html><script>alert(1)</script></html>'),
-      'setup.exe': new Uint8Array([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0]),
-    }),
-  );
 
 const SHEETS = [{ name: 'KPIs', rows: [['Month', 'Revenue']] }];
 const genuine = {
@@ -38,7 +30,7 @@ describe('file types: what the content of an upload must be', () => {
   });
 
   it('refuses a zip of HTML and an executable named .docx, and a .docx named .xlsx', () => {
-    const zip = htmlAndExe();
+    const zip = zipOfHtmlAndExe();
     expect(DOCX.matches(zip)).to.equal(true); // the first bytes are a zip's, as any office file's
     for (const format of [DOCX, XLSX, PPTX, ODS]) expect(format.contentMatches(zip)).to.equal(false);
     expect(XLSX.contentMatches(genuine.docx)).to.equal(false);
@@ -106,7 +98,7 @@ for (const dialect of dialects) {
 
     it('refuses with 415 a zip of HTML and an executable named .docx, and a .docx named .xlsx', async () => {
       const before = Number((await t.db('documents').count({ n: '*' }).first())?.n);
-      const disguised = await send('report.docx', htmlAndExe());
+      const disguised = await send('report.docx', zipOfHtmlAndExe());
       expect(disguised.status).to.equal(415);
       expect(disguised.body.code).to.equal('unsupported_media_type');
       const renamed = await send('model.xlsx', genuine.docx);

@@ -2,15 +2,15 @@ import { expect } from 'chai';
 import { systemClock } from '../core/clock.ts';
 import { newId } from '../db/ids.ts';
 import { documentParsingRepo } from '../db/repos/document-parsing.ts';
-import { docxFile } from '../db/seeds/office-files.ts';
+import { docxFile, pdfFile } from '../db/seeds/office-files.ts';
 import { runParse } from '../parsing/runner.ts';
 import { createParseWorker } from '../parsing/worker.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
-import { docxSpaceRuns, odsRepeatedCells } from './helpers/poison-files.ts';
-import { childProcesses, running, waitFor } from './helpers/processes.ts';
+import { pdfDrawings } from './helpers/hostile-files.ts';
+import { childProcesses, readingLargePdf, running, waitFor } from './helpers/processes.ts';
 import { api, startTestServer } from './helpers/server.ts';
 
 const file = (name: string, content: Buffer) => ({
@@ -19,8 +19,21 @@ const file = (name: string, content: Buffer) => ({
   filename: name,
 });
 
+/**
+ * A 2,000-page PDF of vector drawings, 1 MB: reading it takes seconds (ten or more on a busy machine)
+ * and some 300 MB. Made once, when first needed.
+ */
+let drawings: Buffer | undefined;
+const slowPdf = () => {
+  drawings ??= pdfDrawings();
+  return drawings;
+};
+
+/** Room enough that only the limit a test sets (or a kill) ends the slow parse. */
+const ROOMY = { timeoutMs: 120_000, memoryMb: 1024 };
+
 describe('the parse runner', function () {
-  this.timeout(30_000);
+  this.timeout(60_000);
 
   it('parses a file in a process of its own and returns its text', async () => {
     const run = runParse(file('letter.docx', docxFile(['Dear shareholders'])), {
@@ -34,21 +47,25 @@ describe('the parse runner', function () {
 
   it('kills a parse that runs past the time limit and ends it not-parseable, naming the limit', async () => {
     const started = Date.now();
-    const run = runParse(file('spaces.docx', docxSpaceRuns()), { timeoutMs: 1000, memoryMb: 256 });
+    const run = runParse(file('drawings.pdf', slowPdf()), { ...ROOMY, timeoutMs: 1000 });
     expect(await run.outcome).to.deep.equal({ state: 'not-parseable', reason: 'took longer than 1 s' });
     expect(Date.now() - started).to.be.below(15_000);
     expect(running(run.pid!)).to.equal(false);
   });
 
   it('kills a parse whose process passes the memory cap and ends it not-parseable, naming the cap', async () => {
-    const run = runParse(file('cells.ods', odsRepeatedCells()), { timeoutMs: 20_000, memoryMb: 160 });
+    const limits = { timeoutMs: 60_000, memoryMb: 160 };
+    // A one-page PDF fits the cap; the drawings need about twice of it.
+    const small = runParse(file('deck.pdf', pdfFile([['Board deck']])), limits);
+    expect(await small.outcome).to.deep.include({ state: 'completed', text: 'Board deck' });
+    const run = runParse(file('drawings.pdf', slowPdf()), limits);
     expect(await run.outcome).to.deep.equal({ state: 'not-parseable', reason: 'needed more than 160 MB' });
     expect(running(run.pid!)).to.equal(false);
   });
 
   it('reports a parse whose process someone else killed as crashed, not as the document failing', async () => {
-    const run = runParse(file('spaces.docx', docxSpaceRuns()), { timeoutMs: 20_000, memoryMb: 256 });
-    await new Promise((r) => setTimeout(r, 300));
+    const run = runParse(file('drawings.pdf', slowPdf()), ROOMY);
+    await readingLargePdf(run.pid!);
     process.kill(run.pid!, 'SIGKILL');
     expect(await run.outcome).to.deep.equal({
       state: 'crashed',
@@ -57,8 +74,8 @@ describe('the parse runner', function () {
   });
 
   it('stop() kills the parse and says it was stopped', async () => {
-    const run = runParse(file('spaces.docx', docxSpaceRuns()), { timeoutMs: 20_000, memoryMb: 256 });
-    await new Promise((r) => setTimeout(r, 300));
+    const run = runParse(file('drawings.pdf', slowPdf()), ROOMY);
+    await readingLargePdf(run.pid!);
     run.stop();
     expect(await run.outcome).to.deep.equal({ state: 'stopped' });
     expect(running(run.pid!)).to.equal(false);
@@ -123,14 +140,15 @@ for (const dialect of dialects) {
         pollMs: 50,
         leaseMs: 60_000,
         maxAttempts,
-        limits: { timeoutMs: 30_000, memoryMb: 256 },
+        limits: ROOMY,
       });
 
     it('stop() kills the parse under way and hands its job back, its attempt not counted', async () => {
-      const id = await addDocument('spaces.docx', docxSpaceRuns());
+      const id = await addDocument('drawings.pdf', slowPdf());
       const w = worker();
       w.start();
       const pid = await waitFor('the parser process', () => childProcesses(process.pid, 'parse-child')[0]);
+      await readingLargePdf(pid);
       await w.stop();
       expect(running(pid)).to.equal(false);
       expect(await stateOf(id)).to.deep.equal({
@@ -142,12 +160,13 @@ for (const dialect of dialects) {
     });
 
     it('takes a document again when its parser is killed from outside, until its attempts run out', async () => {
-      const id = await addDocument('spaces.docx', docxSpaceRuns());
+      const id = await addDocument('drawings.pdf', slowPdf());
       const w = worker(2);
       w.start();
       try {
         for (let attempt = 1; attempt <= 2; attempt++) {
           const pid = await waitFor('a parser process', () => childProcesses(process.pid, 'parse-child')[0]);
+          await readingLargePdf(pid);
           process.kill(pid, 'SIGKILL');
           await waitFor('the process to end', () => (running(pid) ? undefined : true));
         }

@@ -5,9 +5,9 @@ import { type Extraction, extractText, tidy } from '../parsing/extract.ts';
 import { XmlTokenizer } from '../parsing/xml.ts';
 import {
   docxBomb,
-  docxNested,
+  docxNestedSdt,
   manyEntries,
-  odsRepeats,
+  odsRepeatedCells,
   pdfFlateBomb,
   pdfPages,
   pptxOpenParagraph,
@@ -31,16 +31,16 @@ function completed(result: Extraction) {
 describe('parsers stay bounded on hostile files', function () {
   this.timeout(120_000);
 
-  it('cuts an ODS of a 1,000-cell row repeated 1,000 times at 200,000 cells', async () => {
-    const { result, ms } = await parse(odsRepeats(), 'big.ods');
+  it('cuts an ODS of rows of 16,384 cells, each row repeated a million times, at 200,000 cells', async () => {
+    const { result, ms } = await parse(odsRepeatedCells(), 'big.ods');
     const done = completed(result);
     expect(done.cut).to.equal('only the first 200,000 cells of the spreadsheet were read');
-    expect(done.text.split('\t').length).to.equal(200_000);
+    expect(done.text.match(/x/g)).to.have.length(200_000);
     expect(ms).to.be.below(5_000);
   });
 
   it('reads a DOCX paragraph inside 200,000 nested content controls', async () => {
-    const { result, ms } = await parse(docxNested(200_000), 'deep.docx');
+    const { result, ms } = await parse(docxNestedSdt(200_000), 'deep.docx');
     expect(completed(result)).to.deep.include({ text: 'deep inside', pages: null });
     expect(result).to.not.have.property('cut');
     expect(ms).to.be.below(5_000);
@@ -52,7 +52,7 @@ describe('parsers stay bounded on hostile files', function () {
     expect(done.pages).to.equal(4);
     expect(done.text.length).to.be.below(500);
     const sheet = `first\n\n${'\t'.repeat(64)}last`;
-    expect(done.text).to.equal([1, 2, 3, 4].map((n) => `Sheet: S${n}\n${sheet}`).join('\n\n'));
+    expect(done.text).to.equal([1, 2, 3, 4].map((n) => `Sheet: Sheet${n}\n${sheet}`).join('\n\n'));
     expect(ms).to.be.below(2_000);
   });
 

@@ -7,8 +7,21 @@ import { docxFile, pdfFile, xlsxFile } from '../db/seeds/office-files.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
-import { docxSpaceRuns, poisonFiles } from './helpers/poison-files.ts';
-import { childProcesses, running, waitFor } from './helpers/processes.ts';
+import {
+  docxBomb,
+  docxNestedSdt,
+  docxSpaceRuns,
+  docxUnderstatedZip,
+  odsRepeatedCells,
+  pdfDrawings,
+  pdfFlateBomb,
+  pdfPages,
+  spaceRunParagraphs,
+  xlsxCorners,
+  xlsxGrid,
+  zipOfHtmlAndExe,
+} from './helpers/hostile-files.ts';
+import { childProcesses, readingLargePdf, running, waitFor } from './helpers/processes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -43,10 +56,57 @@ const HARMLESS: Record<string, { body: Buffer; text: string }> = {
 };
 const NOTES = 'Plain notes from the board call.';
 
+const CELLS_CUT = 'only the first 200,000 cells of the spreadsheet were read';
+/** How a poison document ends: refused, its text cut short (saying so), or all of its (small) text read. */
+type Ending =
+  | { state: 'not-parseable'; reason: string }
+  | { state: 'completed'; cut: string }
+  | { state: 'completed'; text: string };
+
+/** Files that once froze the server or exhausted its memory, each valid as its kind, and how each ends. */
+const POISON: Record<string, { make: () => Buffer; ends: Ending }> = {
+  'repeated-cells.ods': { make: () => odsRepeatedCells(), ends: { state: 'completed', cut: CELLS_CUT } },
+  'nested-controls.docx': { make: () => docxNestedSdt(), ends: { state: 'completed', text: 'deep inside' } },
+  'flate-bomb.pdf': {
+    make: () => pdfFlateBomb(),
+    ends: { state: 'not-parseable', reason: 'a PDF with a compressed stream that inflates beyond 32 MB' },
+  },
+  'corners.xlsx': {
+    make: () => xlsxCorners(),
+    ends: {
+      state: 'completed',
+      text: [1, 2, 3, 4].map((n) => `Sheet: Sheet${n}\nfirst\n\n${'\t'.repeat(64)}last`).join('\n\n'),
+    },
+  },
+  'many-cells.xlsx': { make: () => xlsxGrid(4_000, 100), ends: { state: 'completed', cut: CELLS_CUT } },
+  'many-pages.pdf': {
+    make: () => pdfPages(6_000),
+    ends: { state: 'completed', cut: 'only the first 2,000 of 6,000 pages were read' },
+  },
+  'space-runs.docx': {
+    make: () => docxSpaceRuns(),
+    ends: { state: 'completed', text: spaceRunParagraphs().join('\n\n') },
+  },
+  'understated.docx': {
+    make: () => docxUnderstatedZip(),
+    ends: { state: 'completed', cut: 'the text was cut at 1,000,000 characters' },
+  },
+  'zip-bomb.docx': {
+    make: () => docxBomb(),
+    ends: { state: 'not-parseable', reason: 'word/document.xml inflates beyond 64 MB' },
+  },
+};
+
+/** Files whose content is not what their name says: refused at upload. */
+const MISMATCHED: Record<string, () => Buffer> = {
+  'web-page.docx': zipOfHtmlAndExe,
+  'letter-as-model.xlsx': () => docxFile(['Dear shareholders']),
+};
+
 const ENV = {
   DOCUMENT_PARSING: 'on',
   DOCUMENT_PARSE_INTERVAL_SECONDS: '0.1',
-  DOCUMENT_PARSE_TIMEOUT_SECONDS: '10',
+  DOCUMENT_PARSE_TIMEOUT_SECONDS: '30',
   DOCUMENT_PARSE_MEMORY_MB: '256',
   DOCUMENT_PARSE_LEASE_SECONDS: '60',
 };
@@ -96,7 +156,10 @@ for (const dialect of dialects) {
       await t?.drop();
     });
 
-    async function upload(name: string, body: Buffer): Promise<{ status: number; id?: string }> {
+    async function upload(
+      name: string,
+      body: Buffer,
+    ): Promise<{ status: number; id?: string; detail?: string }> {
       const form = new FormData();
       form.append('company_id', fx.companies.acme.id);
       const type = TYPES[name.split('.').pop()!]!;
@@ -106,8 +169,8 @@ for (const dialect of dialects) {
         headers: { Authorization: `Bearer ${fx.admin.pat}` },
         body: form,
       });
-      const json = (await res.json()) as { document_id?: string };
-      return { status: res.status, id: json.document_id };
+      const json = (await res.json()) as { document_id?: string; detail?: string };
+      return { status: res.status, id: json.document_id, detail: json.detail };
     }
 
     /** Plain text cannot be uploaded; it arrives the way imported documents do. */
@@ -179,13 +242,22 @@ for (const dialect of dialects) {
 
     it('parses each poison file apart: the server keeps answering, and each document ends on its own', async () => {
       const pid = server!.child.pid;
+      const count = async () => Number((await t.db('documents').count({ n: '*' }).first())?.n);
+      const before = await count();
       // Made before the watch starts: making them holds up this process, not the server.
-      const files = poisonFiles();
+      const files = Object.fromEntries(Object.entries(POISON).map(([name, { make }]) => [name, make()]));
+      const mismatched = Object.fromEntries(Object.entries(MISMATCHED).map(([name, make]) => [name, make()]));
       const health = watchHealth();
+      for (const [name, body] of Object.entries(mismatched)) {
+        const res = await upload(name, body);
+        expect(res.status, name).to.equal(415);
+        expect(res.detail, name).to.include(JSON.stringify(name));
+      }
+      expect(await count(), 'documents made of refused files').to.equal(before);
       const poison: Record<string, string> = {};
       for (const [name, body] of Object.entries(files)) {
         const res = await upload(name, body);
-        expect(res.status, name).to.equal(201);
+        expect(res.status, `${name}: ${res.detail}`).to.equal(201);
         poison[name] = res.id!;
       }
       const harmless: Record<string, string> = {};
@@ -205,7 +277,7 @@ for (const dialect of dialects) {
             .whereIn('parse_state', ['not-started', 'in-progress']);
           return open.length === 0 ? true : undefined;
         },
-        200_000,
+        120_000,
       );
       const { slowest, answers, failures } = await health();
 
@@ -217,11 +289,19 @@ for (const dialect of dialects) {
       expect(running(pid!)).to.equal(true);
 
       for (const [name, id] of Object.entries(poison)) {
+        const { ends } = POISON[name]!;
         const s = await stateOf(id);
-        if (s.parse_state === 'completed')
-          expect(s.parse_note, `${name}: the note of a cut text`).to.be.a('string');
-        else expect(s.parse_state, name).to.equal('not-parseable');
-        expect(s.parse_note, name).to.be.a('string').and.not.equal('');
+        expect(s.parse_state, name).to.equal(ends.state);
+        if ('reason' in ends) expect(s.parse_note, name).to.equal(ends.reason);
+        else if ('cut' in ends) {
+          expect(s.parse_note, name).to.equal(ends.cut);
+          expect(await textOf(id), name)
+            .to.be.a('string')
+            .and.not.equal('');
+        } else {
+          expect(s.parse_note, name).to.equal(null);
+          expect(await textOf(id), name).to.equal(ends.text);
+        }
       }
       for (const [name, { text }] of Object.entries(HARMLESS)) {
         expect(await stateOf(harmless[name]!), name).to.deep.include({
@@ -236,12 +316,12 @@ for (const dialect of dialects) {
 
     it('takes a document again when its parser process is killed mid-parse; the server is untouched', async () => {
       const pid = server!.child.pid!;
-      const paragraphs = Array.from({ length: 10_000 }, (_, i) => `Paragraph ${i} of a long annual report.`);
-      const { status, id } = await upload('annual-report.docx', docxFile(paragraphs));
+      // 6,000 pages, of which the first 2,000 are read: a second or more.
+      const { status, id } = await upload('annual-report.pdf', pdfPages(6_000));
       expect(status).to.equal(201);
       const parser = await waitFor('the parser process', () => childProcesses(pid, 'parse-child')[0]);
       expect((await stateOf(id!)).parse_state).to.equal('in-progress');
-      await new Promise((r) => setTimeout(r, 400)); // into the parse (it takes a second or two)
+      await readingLargePdf(parser);
       process.kill(parser, 'SIGKILL');
 
       const ended = await waitFor(
@@ -252,8 +332,14 @@ for (const dialect of dialects) {
         },
         60_000,
       );
-      expect(ended).to.deep.equal({ parse_state: 'completed', parse_attempts: 2, parse_note: null });
-      expect(await textOf(id!)).to.equal(paragraphs.join('\n\n'));
+      expect(ended).to.deep.equal({
+        parse_state: 'completed',
+        parse_attempts: 2,
+        parse_note: 'only the first 2,000 of 6,000 pages were read',
+      });
+      expect(await textOf(id!)).to.equal(
+        Array.from({ length: 2_000 }, (_, i) => `Page ${i + 1}`).join('\n\n'),
+      );
       expect(server!.child.exitCode).to.equal(null);
       expect(server!.child.pid).to.equal(pid);
       const health = await fetch(`${server!.url}/healthz`);
@@ -261,14 +347,16 @@ for (const dialect of dialects) {
       expect(server!.stderr()).to.not.match(/heap out of memory/i);
     });
 
-    it('ends a parser process whose server died, though its parse never yields', async () => {
+    it('ends a parser process whose server died in the middle of a long parse', async () => {
       const pid = server!.child.pid!;
-      const { status } = await upload('spaces.docx', docxSpaceRuns());
+      // Seconds of reading (ten or more on a busy machine): the parse is far from done when the server dies.
+      const { status } = await upload('drawings.pdf', pdfDrawings());
       expect(status).to.equal(201);
       const parser = await waitFor('the parser process', () => childProcesses(pid, 'parse-child')[0]);
+      await readingLargePdf(parser);
       await server!.kill();
       server = undefined;
-      await waitFor('the orphaned parser to end', () => (running(parser) ? undefined : true), 5000);
+      await waitFor('the orphaned parser to end', () => (running(parser) ? undefined : true), 3000);
     });
   });
 }

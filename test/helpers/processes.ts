@@ -28,6 +28,16 @@ export function running(pid: number): boolean {
   }
 }
 
+/** The resident memory of a process in MB (Linux: read from /proc), or 0 once it is gone. */
+export function residentMb(pid: number): number {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return kb ? Number(kb[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
 export async function waitFor<T>(
   what: string,
@@ -41,4 +51,12 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Waits until the parser process `pid` is into a large PDF: its resident memory past 120 MB, more than
+ * starting (about 70 MB) and reading a one-page PDF (about 105 MB) take.
+ */
+export async function readingLargePdf(pid: number, ms = 30_000): Promise<void> {
+  await waitFor('the parser to be reading the PDF', () => (residentMb(pid) > 120 ? true : undefined), ms);
 }
