@@ -1,3 +1,8 @@
+import { createAlertRule } from './alerts/create-alert-rule.ts';
+import { deleteAlertRule } from './alerts/delete-alert-rule.ts';
+import { getAlertRule, listAlertRules } from './alerts/list-alert-rules.ts';
+import { listAlerts } from './alerts/list-alerts.ts';
+import { updateAlertRule } from './alerts/update-alert-rule.ts';
 import { getCompanyFinancialSummary } from './analytics/get-company-financial-summary.ts';
 import { getCompanyNotesSummary } from './analytics/get-company-notes-summary.ts';
 import { getCompanyPerformance } from './analytics/get-company-performance.ts';
@@ -110,6 +115,13 @@ export const registry: readonly AnyTool[] = [
   // Fund returns
   getInvestmentMetrics,
   getFundPerformance,
+  // KPI alerts
+  listAlerts,
+  listAlertRules,
+  getAlertRule,
+  createAlertRule,
+  updateAlertRule,
+  deleteAlertRule,
 ] as unknown as AnyTool[];
 
 const byName = new Map(registry.map((t) => [t.name, t]));
