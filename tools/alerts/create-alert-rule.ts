@@ -8,7 +8,7 @@ export const createAlertRule = defineTool({
   name: 'create_alert_rule',
   title: 'Create a KPI alert rule',
   description:
-    "Alerts when a company's figure meets the condition (e.g. runway_months lt 9), once per company until it clears; over every company, a fund or a list. Editor or admin role; see list_alerts.",
+    'Alerts once per company when its figure meets the condition, until it clears: runway_months lt 9, stale eq true. Over every company, a fund or a list. Editor or admin role; see list_alerts.',
   input: z.object({
     name: ruleFields.name.optional(),
     figure: ruleFields.figure,

@@ -9,15 +9,14 @@ const Alert = z.object({
   figure: z.string(),
   op: z.string(),
   threshold: z.union([z.number(), z.boolean()]),
-  value: z.string().nullable().describe('Current.'),
+  value: z.string().nullable(),
   since: z.string(),
 });
 
 export const listAlerts = defineTool({
   name: 'list_alerts',
   title: 'List open KPI alerts',
-  description:
-    'Open alerts of the KPI alert rules, newest first: the company, the condition, the current value.',
+  description: 'Open KPI alerts, newest first: company, condition, current value.',
   input: z.object({
     company_id: z.string().min(1).optional(),
     rule_id: z.string().min(1).optional(),

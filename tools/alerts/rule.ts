@@ -20,9 +20,10 @@ export const AlertRule = z.object({
 export const ruleFields = {
   name: z.string().min(1).max(255).describe('Default: "<figure> <op> <value>".'),
   figure: z
-    .enum(RULE_FIGURES)
+    .string()
+    .min(1)
     .describe(
-      'A screen_companies figure, stale (true/false) or late_information_report (days an information report is past due).',
+      'A screen_companies column, stale (true/false) or late_information_report (days a report is past due).',
     ),
   op: z.enum(RULE_OPS),
   value: z
@@ -44,6 +45,8 @@ export async function checkedRule(
   rule: AlertRuleRow,
   given: number | boolean,
 ): Promise<AlertRuleRow> {
+  if (!RULE_FIGURES.includes(rule.figure))
+    throw InvalidInput.field('figure', `must be one of: ${RULE_FIGURES.join(', ')}`);
   const threshold = thresholdOf(rule.figure, rule.op as (typeof RULE_OPS)[number], given);
   if ('field' in threshold) throw InvalidInput.field(threshold.field, threshold.message);
   if (rule.fund_id && rule.company_ids)
