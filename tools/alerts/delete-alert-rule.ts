@@ -7,8 +7,8 @@ import { requireRuleEditor, ruleEvent, ruleNotFound, visibleRule } from './rule.
 export const deleteAlertRule = defineTool({
   name: 'delete_alert_rule',
   title: 'Delete a KPI alert rule',
-  description: 'Deletes an alert rule and its alerts. Editor or admin role.',
-  input: z.object({ rule_id: z.string().min(1) }),
+  description: 'Deletes a KPI alert rule and its alerts (open and closed). Editor or admin role.',
+  input: z.object({ rule_id: z.string().min(1).describe('Rule id.') }),
   output: z.object({ success: z.boolean(), message: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   write: true,

@@ -6,7 +6,7 @@ import { AlertRule, ruleNotFound, visibleRule } from './rule.ts';
 export const listAlertRules = defineTool({
   name: 'list_alert_rules',
   title: 'List KPI alert rules',
-  description: "The firm's alert rules, oldest first.",
+  description: "The firm's KPI alert rules with their condition and scope, oldest first.",
   input: z.object({}),
   output: z.object({ count: z.number().int(), results: z.array(AlertRule) }),
   annotations: readOnly,
@@ -22,8 +22,8 @@ export const listAlertRules = defineTool({
 export const getAlertRule = defineTool({
   name: 'get_alert_rule',
   title: 'Get a KPI alert rule',
-  description: 'One alert rule.',
-  input: z.object({ rule_id: z.string().min(1) }),
+  description: 'One KPI alert rule by id, with its condition and scope.',
+  input: z.object({ rule_id: z.string().min(1).describe('Rule id.') }),
   output: AlertRule,
   annotations: readOnly,
   mcp: false,

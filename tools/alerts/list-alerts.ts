@@ -18,8 +18,8 @@ export const listAlerts = defineTool({
   title: 'List open KPI alerts',
   description: 'Open KPI alerts, newest first: company, condition, current value.',
   input: z.object({
-    company_id: z.string().min(1).optional(),
-    rule_id: z.string().min(1).optional(),
+    company_id: z.string().min(1).optional().describe('Only this company.'),
+    rule_id: z.string().min(1).optional().describe('Only this rule.'),
   }),
   output: z.object({ count: z.number().int(), results: z.array(Alert) }),
   annotations: readOnly,

@@ -25,7 +25,7 @@ export const ruleFields = {
     .describe(
       'A screen_companies column, stale (true/false) or late_information_report (days a report is past due).',
     ),
-  op: z.enum(RULE_OPS),
+  op: z.enum(RULE_OPS).describe('How the figure compares with value.'),
   value: z
     .union([z.number(), z.boolean()])
     .describe('The threshold: percent as 12.5, money in the firm currency; true/false for stale.'),

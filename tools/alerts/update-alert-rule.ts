@@ -19,7 +19,7 @@ export const updateAlertRule = defineTool({
   description:
     'Changes fields of an alert rule; open alerts under a changed condition clear and the rule is evaluated again. Editor or admin role.',
   input: z.object({
-    rule_id: z.string().min(1),
+    rule_id: z.string().min(1).describe('Rule id.'),
     name: ruleFields.name.optional(),
     figure: ruleFields.figure.optional(),
     op: ruleFields.op.optional(),
@@ -28,7 +28,7 @@ export const updateAlertRule = defineTool({
     company_ids: ruleFields.company_ids.nullable().optional(),
   }),
   output: AlertRule,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   write: true,
   async handler(ctx, input) {
     requireRuleEditor(ctx);
