@@ -158,6 +158,35 @@ for (const dialect of dialects) {
       expect(out.count).to.equal(2);
     });
 
+    it('with write tools on, an editor creates a rule over MCP and a bad one names its field', async () => {
+      const node = await startTestServer(t.db, { clock, env: { MCP_WRITE_TOOLS: 'true' } });
+      const client = await mcpClient(node.url, fx.editor.pat);
+      try {
+        const ok = await client.callTool({
+          name: 'create_alert_rule',
+          arguments: {
+            figure: 'revenue_growth_yoy',
+            op: 'lt',
+            value: 0,
+            company_ids: [fx.companies.beta.id],
+          },
+        });
+        expect(ok.isError, JSON.stringify(ok.content)).to.not.equal(true);
+        const rule = ok.structuredContent as { id: string; name: string };
+        expect(rule.name).to.equal('revenue_growth_yoy lt 0');
+        const bad = await client.callTool({
+          name: 'create_alert_rule',
+          arguments: { figure: 'runway_months', op: 'lt', value: true },
+        });
+        expect(bad.isError).to.equal(true);
+        expect((bad.content as { text: string }[])[0]!.text).to.match(/value/);
+        expect((await rest(`/v1/alert-rules/${rule.id}/`, fx.admin.rest, 'DELETE')).status).to.equal(200);
+      } finally {
+        await client.close();
+        await node.close();
+      }
+    });
+
     it('a viewer may list rules and alerts but not create, change or delete rules', async () => {
       const created = await rest('/v1/alert-rules/', fx.viewer.rest, 'POST', {
         figure: 'runway_months',
