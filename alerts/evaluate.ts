@@ -59,7 +59,10 @@ export async function evaluateFirm(
       (mode === 'auto' && (cursor.dailyAt === null || now.getTime() - Date.parse(cursor.dailyAt) >= DAY_MS));
     const events = await repos.events.list(firmId, { afterSeq: cursor.afterSeq, limit: EVENTS_PER_PASS });
     const targets: Targets = daily ? { companies: null, rules: new Set() } : targetsOf(events);
-    const counts = await evaluate({ ...deps, repos }, firm, targets, now);
+    const idle = targets.companies?.size === 0 && targets.rules.size === 0;
+    const counts = idle
+      ? { triggered: 0, cleared: 0 }
+      : await evaluate({ ...deps, repos }, firm, targets, now);
     await repos.alerts.setCursor(firmId, {
       afterSeq: events.at(-1)?.seq ?? cursor.afterSeq,
       dailyAt: daily ? now.toISOString() : cursor.dailyAt,
@@ -223,20 +226,7 @@ async function evaluate(
       if (alert && !holds) await clear(alert, value);
       else if (alert && alert.current_value !== value) await repos.alerts.setCurrent(alert.id, value);
       else if (!alert && holds && value !== null) {
-        const raised: AlertRow = {
-          id: newId(),
-          firm_id: firm.id,
-          rule_id: rule.id,
-          company_id: companyId,
-          status: 'open',
-          figure: rule.figure,
-          op: rule.op,
-          threshold: rule.value,
-          value,
-          current_value: value,
-          since: at,
-          cleared_at: null,
-        };
+        const raised = newAlert(rule, companyId, value, at);
         await repos.alerts.open(raised);
         await repos.events.append(alertEvent('alert.triggered', firm.id, at, raised, raised, names, rule));
         counts.triggered++;
@@ -249,6 +239,23 @@ async function evaluate(
     }
   }
   return counts;
+}
+
+function newAlert(rule: AlertRuleRow, companyId: string, value: string, at: string): AlertRow {
+  return {
+    id: newId(),
+    firm_id: rule.firm_id,
+    rule_id: rule.id,
+    company_id: companyId,
+    status: 'open',
+    figure: rule.figure,
+    op: rule.op,
+    threshold: rule.value,
+    value,
+    current_value: value,
+    since: at,
+    cleared_at: null,
+  };
 }
 
 function alertEvent(
