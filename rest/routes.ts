@@ -1,3 +1,8 @@
+import { createAlertRule } from '../tools/alerts/create-alert-rule.ts';
+import { deleteAlertRule } from '../tools/alerts/delete-alert-rule.ts';
+import { getAlertRule, listAlertRules } from '../tools/alerts/list-alert-rules.ts';
+import { listAlerts } from '../tools/alerts/list-alerts.ts';
+import { updateAlertRule } from '../tools/alerts/update-alert-rule.ts';
 import { getPortfolioOverview } from '../tools/analytics/get-portfolio-overview.ts';
 import { screenCompanies } from '../tools/analytics/screen-companies.ts';
 import { getBudgetVariance } from '../tools/budgets/get-budget-variance.ts';
@@ -186,4 +191,10 @@ export const routes: readonly Route[] = [
     body: 'merge',
     requireOneOf: ['company_ids'],
   }),
+  get('/v1/alert-rules/', listAlertRules, 'List KPI alert rules'),
+  post('/v1/alert-rules/', createAlertRule, 'Create a KPI alert rule', { body: 'merge', status: 201 }),
+  get('/v1/alert-rules/:rule_id/', getAlertRule, 'Get one KPI alert rule'),
+  patch('/v1/alert-rules/:rule_id/', updateAlertRule, 'Change fields of a KPI alert rule', { body: 'merge' }),
+  del('/v1/alert-rules/:rule_id/', deleteAlertRule, 'Delete a KPI alert rule and its alerts'),
+  get('/v1/alerts/', listAlerts, 'List open KPI alerts'),
 ];

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
+import { createAlertWorker } from '../alerts/worker.ts';
 import { createLimits, type Limits } from '../auth/rate-limit.ts';
 import type { Clock } from '../core/clock.ts';
 import { systemClock } from '../core/clock.ts';
@@ -130,6 +131,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       })
     : idleWorker;
   parser.start();
+  const alerts = config.alerts
+    ? createAlertWorker({ repos, clock, logger, intervalMs: config.alertsIntervalSeconds * 1000 })
+    : undefined;
+  alerts?.start();
   return {
     url: `http://${host}:${port}`,
     port,
@@ -144,6 +149,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         clearInterval(pruneTimer);
         // Stopped first: a parse still running is killed and handed back to the queue for another node.
         const parsing = parser.stop();
+        const evaluating = alerts?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
@@ -153,6 +159,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         metricsServer?.close();
         await pruning;
         await parsing;
+        await evaluating;
         await limits.close();
         if (!options.db) await db.destroy();
       })();

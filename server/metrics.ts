@@ -73,6 +73,17 @@ export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
       this.set(await repos.sessions.countActive(clock.now().toISOString()));
     },
   });
+  new Gauge({
+    name: 'alerts_open',
+    help: 'Open KPI alerts by rule, counted in the database at scrape',
+    labelNames: ['rule_id'] as const,
+    registers: [registry],
+    async collect() {
+      // Rules deleted since the last scrape must not linger.
+      this.reset();
+      for (const { rule_id, count } of await repos.alerts.openCounts()) this.set({ rule_id }, count);
+    },
+  });
 
   const started = new Map<string, bigint>();
   const finish = (query: { __knexQueryUid?: string }) => {

@@ -1,3 +1,8 @@
+import { createAlertRule } from './alerts/create-alert-rule.ts';
+import { deleteAlertRule } from './alerts/delete-alert-rule.ts';
+import { getAlertRule, listAlertRules } from './alerts/list-alert-rules.ts';
+import { listAlerts } from './alerts/list-alerts.ts';
+import { updateAlertRule } from './alerts/update-alert-rule.ts';
 import { getCompanyFinancialSummary } from './analytics/get-company-financial-summary.ts';
 import { getCompanyNotesSummary } from './analytics/get-company-notes-summary.ts';
 import { getCompanyPerformance } from './analytics/get-company-performance.ts';
@@ -104,6 +109,8 @@ export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
     addTransactions,
     upsertOverrides,
   ],
+  // KPI alert rules and the alerts they raise
+  alerts: [listAlerts, listAlertRules, getAlertRule, createAlertRule, updateAlertRule, deleteAlertRule],
 } as unknown as Record<ReadToolset, AnyTool[]>;
 
 export const registry: readonly AnyTool[] = Object.values(domains).flat();

@@ -15,6 +15,7 @@ export const READ_TOOLSETS = [
   'funds',
   'analytics',
   'cap_table',
+  'alerts',
 ] as const;
 
 export const TOOLSETS = [...READ_TOOLSETS, 'writes'] as const;

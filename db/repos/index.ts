@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { alertsRepo } from './alerts.ts';
 import { analyticsRepo } from './analytics.ts';
 import { budgetsRepo } from './budgets.ts';
 import { capTableRepo } from './cap-table.ts';
@@ -47,6 +48,7 @@ export function createRepos(db: Knex) {
     changeLog: changeLogRepo(db),
     events: eventsRepo(db),
     companyLogos: companyLogosRepo(db),
+    alerts: alertsRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

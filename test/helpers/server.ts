@@ -25,6 +25,8 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     DATABASE_URL: 'sqlite::memory:',
     // Suites that test parsing switch it on; elsewhere it would change parse states under a test.
     DOCUMENT_PARSING: 'off',
+    // Suites that test alerts switch it on and run passes themselves.
+    ALERTS: 'off',
     ...options.env,
   });
   return http.startServer(config, {

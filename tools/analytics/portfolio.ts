@@ -43,6 +43,8 @@ export interface PortfolioFilter {
   sector?: string;
   fund_id?: string;
   reporting_currency?: string;
+  /** Only these companies (staleness is still judged against every visible company). */
+  company_ids?: string[];
 }
 
 /** Rejects a fund, status or sector the caller cannot match, naming the valid ones. */
@@ -73,6 +75,7 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
     sectorIs: filter.sector,
     fundId: filter.fund_id,
     reportingCurrency: filter.reporting_currency,
+    ids: filter.company_ids,
   };
   const selected = await ctx.repos.companies.all(scope, companyFilter);
   const ids = selected.map((c) => c.id);

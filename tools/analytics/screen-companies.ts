@@ -186,10 +186,13 @@ export const screenCompanies = defineTool({
   },
 });
 
-type Loaded = Awaited<ReturnType<typeof loadPortfolio>>;
+export type Loaded = Awaited<ReturnType<typeof loadPortfolio>>;
 
-/** Every company's figures, loading the budget and cap-table data only when a chosen figure needs them. */
-async function figuresOf(
+/**
+ * Every company's figures, loading the budget and cap-table data only when a chosen figure needs them
+ * (also what alert rules are evaluated on).
+ */
+export async function figuresOf(
   ctx: ToolContext,
   companies: PortfolioCompany[],
   needed: Set<FigureName>,

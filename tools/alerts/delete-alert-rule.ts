@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { inTransaction } from '../../db/repos/index.ts';
+import { defineTool } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { requireRuleEditor, ruleEvent, ruleNotFound, visibleRule } from './rule.ts';
+
+export const deleteAlertRule = defineTool({
+  name: 'delete_alert_rule',
+  title: 'Delete a KPI alert rule',
+  description: 'Deletes a KPI alert rule and its alerts (open and closed). Editor or admin role.',
+  input: z.object({ rule_id: z.string().min(1).describe('Rule id.') }),
+  output: z.object({ success: z.boolean(), message: z.string() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  write: true,
+  async handler(ctx, input) {
+    requireRuleEditor(ctx);
+    const firmId = ctx.principal.firm.id;
+    const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
+    if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));
+    const at = ctx.clock.now().toISOString();
+    await inTransaction(ctx.repos, async (trx) => {
+      await trx.alerts.deleteRule(firmId, rule.id);
+      await trx.events.append(ruleEvent(ctx, 'alert_rule.deleted', rule, at));
+    });
+    return { success: true, message: `alert rule ${rule.id} deleted` };
+  },
+});

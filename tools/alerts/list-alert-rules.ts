@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { defineTool, readOnly } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import { AlertRule, ruleNotFound, visibleRule } from './rule.ts';
+
+export const listAlertRules = defineTool({
+  name: 'list_alert_rules',
+  title: 'List KPI alert rules',
+  description: "The firm's KPI alert rules with their condition and scope, oldest first.",
+  input: z.object({}),
+  output: z.object({ count: z.number().int(), results: z.array(AlertRule) }),
+  annotations: readOnly,
+  // Over MCP, list_alerts shows each alert's rule; the rules themselves are listed over REST.
+  mcp: false,
+  async handler(ctx) {
+    const rules = await ctx.repos.alerts.listRules(ctx.principal.firm.id);
+    const results = rules.flatMap((r) => visibleRule(ctx, r) ?? []);
+    return { count: results.length, results };
+  },
+});
+
+export const getAlertRule = defineTool({
+  name: 'get_alert_rule',
+  title: 'Get a KPI alert rule',
+  description: 'One KPI alert rule by id, with its condition and scope.',
+  input: z.object({ rule_id: z.string().min(1).describe('Rule id.') }),
+  output: AlertRule,
+  annotations: readOnly,
+  mcp: false,
+  async handler(ctx, input) {
+    const rule = await ctx.repos.alerts.getRule(ctx.principal.firm.id, input.rule_id);
+    const visible = rule && visibleRule(ctx, rule);
+    if (!visible) throw new NotFound(ruleNotFound(input.rule_id));
+    return visible;
+  },
+});

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { thresholdValue } from '../../alerts/rules.ts';
+import { inTransaction } from '../../db/repos/index.ts';
+import { defineTool } from '../define.ts';
+import { NotFound } from '../errors.ts';
+import {
+  AlertRule,
+  checkedRule,
+  requireRuleEditor,
+  ruleEvent,
+  ruleFields,
+  ruleNotFound,
+  visibleRule,
+} from './rule.ts';
+
+export const updateAlertRule = defineTool({
+  name: 'update_alert_rule',
+  title: 'Change a KPI alert rule',
+  description:
+    'Changes fields of an alert rule; open alerts under a changed condition clear and the rule is evaluated again. Editor or admin role.',
+  input: z.object({
+    rule_id: z.string().min(1).describe('Rule id.'),
+    name: ruleFields.name.optional(),
+    figure: ruleFields.figure.optional(),
+    op: ruleFields.op.optional(),
+    value: ruleFields.value.optional(),
+    fund_id: ruleFields.fund_id.nullable().optional(),
+    company_ids: ruleFields.company_ids.nullable().optional(),
+  }),
+  output: AlertRule,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  write: true,
+  async handler(ctx, input) {
+    requireRuleEditor(ctx);
+    const firmId = ctx.principal.firm.id;
+    const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
+    if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));
+    const at = ctx.clock.now().toISOString();
+    const changed = await checkedRule(
+      ctx,
+      {
+        ...rule,
+        name: input.name ?? rule.name,
+        figure: input.figure ?? rule.figure,
+        op: input.op ?? rule.op,
+        fund_id: input.fund_id === undefined ? rule.fund_id : input.fund_id,
+        company_ids: input.company_ids === undefined ? rule.company_ids : input.company_ids,
+        updated_at: at,
+      },
+      input.value ?? thresholdValue(rule.value),
+    );
+    await inTransaction(ctx.repos, async (trx) => {
+      await trx.alerts.updateRule(changed);
+      await trx.events.append(ruleEvent(ctx, 'alert_rule.updated', changed, at));
+    });
+    return visibleRule(ctx, changed)!;
+  },
+});
