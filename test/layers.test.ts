@@ -11,6 +11,8 @@ const forbidden: Record<string, readonly string[]> = {
   db: ['tools', 'auth', 'rest', 'server', 'cli'],
   tools: ['auth', 'rest', 'server', 'cli'],
   parsing: ['tools', 'auth', 'rest', 'server', 'cli'],
+  // The MCP Apps views run in the host's browser and reach the service only through the host.
+  views: ['core', 'db', 'tools', 'auth', 'rest', 'server', 'cli', 'parsing'],
 };
 
 function sources(dir: string): string[] {

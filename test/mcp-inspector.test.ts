@@ -4,9 +4,11 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { RunningServer } from '../server/http.ts';
 import { mcpTools } from '../tools/mcp.ts';
+import { VIEWS } from '../tools/views.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { startTestServer } from './helpers/server.ts';
+import { ensureViewsBuilt } from './helpers/views.ts';
 
 const run = promisify(execFile);
 const inspector = fileURLToPath(new URL('../node_modules/.bin/mcp-inspector', import.meta.url));
@@ -18,6 +20,7 @@ describe('the MCP Inspector CLI against the running server', function () {
   let server: RunningServer;
 
   before(async () => {
+    await ensureViewsBuilt();
     t = await sqliteTestDb();
     fx = await buildFixture(t.db);
     server = await startTestServer(t.db);
@@ -70,5 +73,21 @@ describe('the MCP Inspector CLI against the running server', function () {
     };
     expect(called.structuredContent.count).to.equal(3);
     expect(called.structuredContent.results).to.have.length(2);
+  });
+
+  it('lists the MCP Apps views and reads one as MCP Apps HTML', async () => {
+    const listed = (await inspect('--method', 'resources/list')) as {
+      resources: { uri: string; mimeType: string }[];
+    };
+    expect(listed.resources.map((r) => r.uri).sort()).to.deep.equal(
+      Object.values(VIEWS)
+        .map((v) => v.uri)
+        .sort(),
+    );
+    const read = (await inspect('--method', 'resources/read', '--uri', VIEWS.fund.uri)) as {
+      contents: { uri: string; mimeType: string; text: string }[];
+    };
+    expect(read.contents[0]!.mimeType).to.equal('text/html;profile=mcp-app');
+    expect(read.contents[0]!.text).to.include('<title>Fund performance</title>');
   });
 });

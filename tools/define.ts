@@ -23,6 +23,8 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   write?: boolean;
   /** False for tools that exist only to serve a REST route (they are not listed over MCP). */
   mcp?: boolean;
+  /** The MCP Apps view (a `ui://` resource, see tools/views.ts) a host may show with this tool's result. */
+  ui?: { resourceUri: string };
   handler(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
 }
 

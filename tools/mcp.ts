@@ -10,8 +10,10 @@ import {
   GetPromptRequestSchema,
   type GetPromptResult,
   ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   type Tool as McpTool,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { z } from 'zod';
@@ -28,6 +30,7 @@ import { MAX_PER_PAGE } from './schemas/page.ts';
 import { closeObjects } from './strict-input.ts';
 import { DEFAULT_TOOLSETS, type Toolset } from './toolsets.ts';
 import { boundResult } from './truncate.ts';
+import { listViews, readView } from './views.ts';
 
 export const SERVER_INFO = { name: 'portfolio-data-service', version: '0.1.0' };
 
@@ -66,6 +69,10 @@ export function describeTool(tool: AnyTool): McpTool {
     inputSchema: jsonSchema(tool.input, 'input'),
     outputSchema: outputSchema(tool),
     annotations: listedAnnotations(tool),
+    // MCP Apps hosts read ui.resourceUri; ChatGPT reads openai/outputTemplate.
+    ...(tool.ui && {
+      _meta: { ui: { resourceUri: tool.ui.resourceUri }, 'openai/outputTemplate': tool.ui.resourceUri },
+    }),
   };
 }
 
@@ -211,7 +218,11 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
   const { byName, listing } = catalog(options, ctx.principal.scopes);
   const server = new Server(SERVER_INFO, {
     jsonSchemaValidator,
-    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+    capabilities: {
+      tools: { listChanged: false },
+      prompts: { listChanged: false },
+      resources: { listChanged: false },
+    },
     instructions:
       'Portfolio data of one investment firm: companies, metrics, budgets, documents, notes, custom ' +
       'columns, information requests and reports, funds, users and cap tables. Start with ' +
@@ -244,6 +255,13 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
       description: prompt.description,
       messages: [{ role: 'user', content: { type: 'text', text: prompt.text(args) } }],
     };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listViews() }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const view = await readView(request.params.uri);
+    // -32002: the MCP spec's code for an unknown resource.
+    if (!view) throw rpcError(-32002, `unknown resource ${request.params.uri}; call resources/list`);
+    return { contents: [view] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as D from '../../core/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { Figure, LatestFigure, Period, Unit } from '../schemas/figure.ts';
+import { VIEWS } from '../views.ts';
 import {
   marginRollUp,
   PERIOD_MONTHS,
@@ -152,6 +153,7 @@ export const getCompanyPerformance = defineTool({
     ),
   }),
   annotations: readOnly,
+  ui: { resourceUri: VIEWS.company.uri },
   async handler(ctx, input) {
     // The previous TTM of a value early in the window, on quarterly rows, reaches 26 months before the
     // window starts; the CMGR base lies `months` months before the latest value.

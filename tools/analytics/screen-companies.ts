@@ -9,6 +9,7 @@ import { statusInput } from '../schemas/company-status.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
 import { utcDate } from '../schemas/dates.ts';
 import { listOf, MAX_PER_PAGE } from '../schemas/page.ts';
+import { VIEWS } from '../views.ts';
 import {
   BUDGET_FIGURES,
   type BudgetRevenue,
@@ -140,6 +141,7 @@ export const screenCompanies = defineTool({
     total: Group.optional(),
   }),
   annotations: readOnly,
+  ui: { resourceUri: VIEWS.screen.uri },
   async handler(ctx, input) {
     const columns = input.columns ?? DEFAULT_COLUMNS;
     const sortKey = input.sort_by.replace(/^-/, '');

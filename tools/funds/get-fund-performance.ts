@@ -4,6 +4,7 @@ import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
 import { utcDate } from '../schemas/dates.ts';
 import { pageFields } from '../schemas/page.ts';
+import { VIEWS } from '../views.ts';
 import { roundFraction, roundMultiple } from './precision.ts';
 import { CashFlow, loadReturns, type Position, summarise } from './returns.ts';
 
@@ -69,6 +70,7 @@ export const getFundPerformance = defineTool({
     funds: z.array(FundReturn).describe('One item per fund, by name; the companies page applies to each.'),
   }),
   annotations: readOnly,
+  ui: { resourceUri: VIEWS.fund.uri },
   async handler(ctx, input) {
     const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
     const firmId = ctx.principal.firm.id;
