@@ -24,6 +24,10 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   /** False for tools that exist only to serve a REST route (they are not listed over MCP). */
   mcp?: boolean;
   handler(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
+  /** A read's concise result over MCP (the default there), from its detailed one; see tools/concise.ts. */
+  concise?(output: z.output<O>, input: z.output<I>): Record<string, unknown>;
+  /** The fields the concise result has that the detailed one does not, listed as optional. */
+  conciseOutput?: z.ZodObject;
 }
 
 export const readOnly: ToolAnnotations = {
