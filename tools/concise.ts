@@ -144,3 +144,14 @@ function listShape(schema: z.ZodObject): boolean {
 }
 
 const conciseList = z.object({ same_in_every_result: z.object({}) });
+
+/** Rows of like objects as one table: the field names once, then one array of values per row. */
+export const Table = z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.unknown())) });
+export type Table = z.infer<typeof Table>;
+
+export function toTable<T extends object>(
+  items: readonly T[],
+  columns: readonly (keyof T & string)[],
+): Table {
+  return { columns: [...columns], rows: items.map((item) => columns.map((c) => item[c])) };
+}

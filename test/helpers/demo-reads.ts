@@ -19,7 +19,12 @@ export async function demoIds(db: Knex): Promise<DemoIds> {
   const company = await db('companies').where('firm_id', user.firm_id).orderBy('name').first('id');
   const document = await db('documents').where('firm_id', user.firm_id).orderBy('uploaded_at').first('id');
   const fund = await db('funds').where('firm_id', user.firm_id).orderBy('name').first('id');
-  return { token: await issueToken(repos, user), companyId: company.id, documentId: document.id, fundId: fund.id };
+  return {
+    token: await issueToken(repos, user),
+    companyId: company.id,
+    documentId: document.id,
+    fundId: fund.id,
+  };
 }
 
 /** The input an assistant would typically pass to each read tool, at default page sizes. */
