@@ -131,7 +131,7 @@ for (const dialect of dialects) {
     }
 
     async function call<T>(name: string, args: Record<string, unknown>): Promise<T> {
-      const res = await mcp.callTool({ name, arguments: args });
+      const res = await mcp.callTool({ name, arguments: { response_format: 'detailed', ...args } });
       expect(res.isError, JSON.stringify(res.content)).to.not.equal(true);
       expect(JSON.parse((res.content as { text: string }[])[0]!.text)).to.deep.equal(res.structuredContent);
       return res.structuredContent as T;

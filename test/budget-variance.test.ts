@@ -36,7 +36,10 @@ for (const dialect of dialects) {
     let latestBudget: string;
 
     const call = async (args: Record<string, unknown>, as = client) =>
-      (await as.callTool({ name: 'get_budget_variance', arguments: args })) as unknown as {
+      (await as.callTool({
+        name: 'get_budget_variance',
+        arguments: { response_format: 'detailed', ...args },
+      })) as unknown as {
         isError?: boolean;
         structuredContent: Answer;
         content: { text: string }[];
@@ -247,7 +250,10 @@ for (const dialect of dialects) {
     let restricted: Client;
 
     const rank = async (args: Record<string, unknown>, as = () => client) => {
-      const res = (await as().callTool({ name: 'get_budget_variance', arguments: args })) as unknown as {
+      const res = (await as().callTool({
+        name: 'get_budget_variance',
+        arguments: { response_format: 'detailed', ...args },
+      })) as unknown as {
         isError?: boolean;
         structuredContent: Ranking;
         content: { text: string }[];

@@ -733,7 +733,11 @@ for (const dialect of dialects) {
       it('answers the MCP tool with {count, results} equal to the REST array', async () => {
         const res = await mcp.callTool({
           name: 'get_financing_events',
-          arguments: { company_ids: [fx.companies.acme.id], sort_by: '-closing_date' },
+          arguments: {
+            company_ids: [fx.companies.acme.id],
+            sort_by: '-closing_date',
+            response_format: 'detailed',
+          },
         });
         expect(res.isError).to.not.equal(true);
         const structured = res.structuredContent as { count: number; results: { id: string }[] };
@@ -813,7 +817,10 @@ for (const dialect of dialects) {
           ['get_share_classes', SHARE_CLASSES],
           ['get_transactions', TRANSACTIONS],
         ] as const) {
-          const res = await mcp.callTool({ name, arguments: { include_fx_details: true } });
+          const res = await mcp.callTool({
+            name,
+            arguments: { include_fx_details: true, response_format: 'detailed' },
+          });
           expect(res.isError, name).to.not.equal(true);
           const rest = await post(path, { include_fx_details: true });
           expect(res.structuredContent, name).to.deep.equal({
@@ -954,7 +961,7 @@ for (const dialect of dialects) {
         expect(rest.body.map(asWritten)).to.deep.equal([bridge, b]);
         const viaMcp = await mcp.callTool({
           name: 'get_financing_events',
-          arguments: { financing_ids: [b.id], include_fx_details: true },
+          arguments: { financing_ids: [b.id], include_fx_details: true, response_format: 'detailed' },
         });
         expect(
           (viaMcp.structuredContent as { results: Record<string, unknown>[] }).results.map(asWritten),

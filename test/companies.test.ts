@@ -103,7 +103,10 @@ for (const dialect of dialects) {
     });
 
     it('answers the MCP list_companies and get_company tools from the same handlers', async () => {
-      const listed = await mcp.callTool({ name: 'list_companies', arguments: { per_page: 2 } });
+      const listed = await mcp.callTool({
+        name: 'list_companies',
+        arguments: { per_page: 2, response_format: 'detailed' },
+      });
       const page = listed.structuredContent as {
         count: number;
         has_more: boolean;

@@ -42,8 +42,11 @@ for (const dialect of dialects) {
     let token: string;
 
     const call = async <T>(name: string, args: Record<string, unknown>) =>
-      ((await mcp.callTool({ name, arguments: args })) as unknown as { structuredContent: T })
-        .structuredContent;
+      (
+        (await mcp.callTool({ name, arguments: { response_format: 'detailed', ...args } })) as unknown as {
+          structuredContent: T;
+        }
+      ).structuredContent;
 
     async function allReports(requestId: string) {
       const reports: Report[] = [];

@@ -729,7 +729,8 @@ for (const dialect of dialects) {
     });
 
     describe('MCP metrics tools', () => {
-      const call = (name: string, args: Record<string, unknown>) => mcp.callTool({ name, arguments: args });
+      const call = (name: string, args: Record<string, unknown>) =>
+        mcp.callTool({ name, arguments: { response_format: 'detailed', ...args } });
 
       it('lists the three metrics tools over MCP but not the REST-only list_metrics', async () => {
         const { tools } = await mcp.listTools();

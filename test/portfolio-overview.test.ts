@@ -132,7 +132,10 @@ for (const dialect of dialects) {
     }
 
     async function overview(args: Record<string, unknown> = {}, client = mcp): Promise<Overview> {
-      const res = await client.callTool({ name: 'get_portfolio_overview', arguments: args });
+      const res = await client.callTool({
+        name: 'get_portfolio_overview',
+        arguments: { response_format: 'detailed', ...args },
+      });
       expect(res.isError, JSON.stringify(res.content)).to.not.equal(true);
       return res.structuredContent as Overview;
     }

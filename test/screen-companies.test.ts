@@ -246,7 +246,7 @@ for (const dialect of dialects) {
       client = mcp,
       name = 'screen_companies',
     ): Promise<R> {
-      const res = await client.callTool({ name, arguments: args });
+      const res = await client.callTool({ name, arguments: { response_format: 'detailed', ...args } });
       expect(res.isError, JSON.stringify(res.content)).to.not.equal(true);
       return res.structuredContent as R;
     }

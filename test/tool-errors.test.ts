@@ -120,7 +120,8 @@ describe('errors a model can act on', () => {
       category: 'Net_Burn',
     });
     expect(answer.isError ?? false, text(answer)).to.equal(false);
-    expect((answer.structuredContent!.results as unknown[]).length).to.equal(1);
+    const series = answer.structuredContent!.series as { category: string; rows: unknown[] }[];
+    expect(series.map((s) => [s.category, s.rows.length])).to.deep.equal([['net_burn', 1]]);
   });
 
   it('suggests a category by meaning as well as spelling (burn → net_burn, mrr → arr)', async () => {

@@ -26,6 +26,10 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   /** The MCP Apps view (a `ui://` resource, see tools/views.ts) a host may show with this tool's result. */
   ui?: { resourceUri: string };
   handler(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
+  /** A read's concise result over MCP (the default there), from its detailed one; see tools/concise.ts. */
+  concise?(output: z.output<O>, input: z.output<I>): Record<string, unknown>;
+  /** The fields the concise result has that the detailed one does not, listed as optional. */
+  conciseOutput?: z.ZodObject;
 }
 
 export const readOnly: ToolAnnotations = {

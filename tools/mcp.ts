@@ -19,6 +19,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { z } from 'zod';
 import { BoundedMap } from '../core/bounded-map.ts';
 import type { OAuthScope, Principal } from '../core/principal.ts';
+import { mcpInput, mcpOutput, present, splitFormat } from './concise.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
@@ -54,7 +55,7 @@ function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
 const TRUNCATED = { type: 'object' };
 
 function outputSchema(tool: AnyTool): McpTool['outputSchema'] {
-  const schema = jsonSchema(tool.output, 'output') as { properties?: Record<string, unknown> };
+  const schema = jsonSchema(mcpOutput(tool), 'output') as { properties?: Record<string, unknown> };
   return {
     ...schema,
     properties: { ...schema.properties, truncated: TRUNCATED },
@@ -66,7 +67,7 @@ export function describeTool(tool: AnyTool): McpTool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input'),
+    inputSchema: jsonSchema(mcpInput(tool), 'input'),
     outputSchema: outputSchema(tool),
     annotations: listedAnnotations(tool),
     // MCP Apps hosts read ui.resourceUri; ChatGPT reads openai/outputTemplate.
@@ -226,7 +227,8 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
     instructions:
       'Portfolio data of one investment firm: companies, metrics, budgets, documents, notes, custom ' +
       'columns, information requests and reports, funds, users and cap tables. Start with ' +
-      'list_companies or search_companies to find company ids.',
+      'list_companies or search_companies to find company ids. Reads answer concisely; response_format ' +
+      'detailed adds data-point ids (for update_metric, delete_metric), audit times and sources.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => listing);
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
@@ -269,12 +271,14 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
       throw rpcError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}; call tools/list`);
     }
     try {
-      const { args, note } = clampPerPage(tool, request.params.arguments ?? {});
+      const { format, args: toolArgs } = splitFormat(tool, request.params.arguments ?? {});
+      const { args, note } = clampPerPage(tool, toolArgs);
       const result = await runTool(tool, ctx, args);
-      const structured = (options.validateOutput ? tool.output.parse(result) : result) as Record<
+      const detailed = (options.validateOutput ? tool.output.parse(result) : result) as Record<
         string,
         unknown
       >;
+      const structured = present(tool, detailed, args, format);
       const bounded = boundResult(structured, { name: tool.name, params: Object.keys(tool.input.shape) });
       if (note) bounded.content.push({ type: 'text', text: note });
       return bounded as CallToolResult;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as D from '../../core/decimal.ts';
+import { Table, toTable } from '../concise.ts';
 import { defineTool, readOnly } from '../define.ts';
 import type { Figure } from '../schemas/figure.ts';
 import { loadPortfolio, type PortfolioCompany, portfolioFigure, STALE_AFTER_MONTHS } from './portfolio.ts';
@@ -78,6 +79,17 @@ export const getPortfolioOverview = defineTool({
     needs_attention: z.array(Attention).describe('Active companies needing attention, by name.'),
   }),
   annotations: readOnly,
+  // Every company needing attention is active (see definitions): one row per reason.
+  concise: ({ needs_attention, ...rest }) => ({
+    ...rest,
+    attention: toTable(
+      needs_attention.flatMap((a) =>
+        a.reasons.map((r) => ({ company_id: a.company_id, company_name: a.company_name, ...r })),
+      ),
+      ['company_id', 'company_name', 'kind', 'detail'],
+    ),
+  }),
+  conciseOutput: z.object({ attention: Table }),
   async handler(ctx, input) {
     const portfolio = await loadPortfolio(ctx, { fund_id: input.fund_id });
     const { companies, preferred, rates } = portfolio;

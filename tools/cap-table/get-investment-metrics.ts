@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { add, readDecimal, toNumber, ZERO } from '../../core/decimal.ts';
 import type { StoredMoney } from '../../db/repos/cap-table.ts';
+import { Table, toTable } from '../concise.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { roundFraction, roundMultiple } from '../funds/precision.ts';
 import {
@@ -116,6 +117,16 @@ export const getInvestmentMetrics = defineTool({
     metrics: z.array(CompanyMetrics).describe('One item per visible company the funds invested in.'),
   }),
   annotations: readOnly,
+  // Every flow in one table; fx_date is always the flow's date, so it is not repeated.
+  concise: (output) => ({
+    as_of_date: output.as_of_date,
+    metrics: output.metrics.map(({ cash_flows: _f, as_of_date: _d, ...figures }) => figures),
+    cash_flow_table: toTable(
+      output.metrics.flatMap((m) => m.cash_flows),
+      ['company_id', 'fund_id', 'security_id', 'date', 'kind', 'amount', 'value', 'currency', 'fx_rate'],
+    ),
+  }),
+  conciseOutput: z.object({ cash_flow_table: Table }),
   async handler(ctx, input) {
     const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
     const data = await loadReturns(ctx, {

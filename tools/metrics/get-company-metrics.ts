@@ -3,7 +3,7 @@ import { ALL_CADENCES } from '../../core/categories.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { InvalidInput } from '../errors.ts';
 import { isoDateField } from '../schemas/dates.ts';
-import { Datum, toDatum } from '../schemas/datum.ts';
+import { ConciseData, conciseData, Datum, toDatum } from '../schemas/datum.ts';
 import { listOf, MAX_PER_PAGE, pageFields, pageResult, toPage } from '../schemas/page.ts';
 import { CategoryIndex, checkCadenceFits, visibleCompanyIds } from './filters.ts';
 
@@ -42,6 +42,8 @@ export const getCompanyMetrics = defineTool({
   }),
   output: listOf(Datum),
   annotations: readOnly,
+  concise: (output) => conciseData(output),
+  conciseOutput: ConciseData,
   async handler(ctx, input) {
     if (input.from_date && input.to_date && input.from_date > input.to_date) {
       throw InvalidInput.field('from_date', `must not be after to_date (${input.to_date})`);

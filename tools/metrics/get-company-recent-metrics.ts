@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { Datum, toDatum } from '../schemas/datum.ts';
+import { ConciseData, conciseData, Datum, toDatum } from '../schemas/datum.ts';
 import { MAX_PER_PAGE } from '../schemas/page.ts';
 import { CategoryIndex, visibleCompanyIds } from './filters.ts';
 
@@ -35,6 +35,8 @@ export const getCompanyRecentMetrics = defineTool({
     results: z.array(Datum).describe('Newest first.'),
   }),
   annotations: readOnly,
+  concise: (output) => conciseData(output),
+  conciseOutput: ConciseData,
   async handler(ctx, input) {
     const [companyId] = await visibleCompanyIds(ctx, [input.company_id]);
     const selection = await CategoryIndex.select(

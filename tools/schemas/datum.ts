@@ -74,3 +74,72 @@ export function toDatum(row: DatumWithRate, preferredCurrency: string): Datum {
     deleted_at: row.deleted_at,
   };
 }
+
+/** What a series' rows hold, in order; `converted_value` only where it can differ from `value`. */
+const SERIES_COLUMNS = ['date', 'value', 'converted_value'] as const;
+
+/** Data points of one company, category, cadence, currency and budget: the concise form of metric data. */
+export const DatumSeries = z.object({
+  company_id: z.string(),
+  category: z.string(),
+  custom_metric: z.string().optional(),
+  category_type: z.string(),
+  cadence: z.string(),
+  currency: z.string().nullable(),
+  budget_id: z.string().optional(),
+  columns: z.array(z.enum(SERIES_COLUMNS)),
+  rows: z.array(z.array(z.string().nullable())),
+});
+export type DatumSeries = z.infer<typeof DatumSeries>;
+
+/**
+ * Groups data points into series, oldest first as given, each with its constants stated once: rows of
+ * [date, value, converted_value], or [date, value] where the value needs no conversion (not money, or
+ * already in the firm's currency).
+ */
+export function toSeries(data: readonly Datum[], preferredCurrency: string): DatumSeries[] {
+  const series = new Map<string, DatumSeries>();
+  for (const d of data) {
+    const key = JSON.stringify([
+      d.company_id,
+      d.category,
+      d.custom_metric,
+      d.cadence,
+      d.currency,
+      d.budget_id,
+    ]);
+    let found = series.get(key);
+    if (!found) {
+      const converts = d.currency !== null && d.currency !== preferredCurrency;
+      found = {
+        company_id: d.company_id,
+        category: d.category,
+        ...(d.custom_metric !== null && { custom_metric: d.custom_metric }),
+        category_type: d.category_type,
+        cadence: d.cadence,
+        currency: d.currency,
+        ...(d.budget_id !== null && { budget_id: d.budget_id }),
+        columns: converts ? [...SERIES_COLUMNS] : ['date', 'value'],
+        rows: [],
+      };
+      series.set(key, found);
+    }
+    found.rows.push(found.columns.length === 3 ? [d.date, d.value, d.converted_value] : [d.date, d.value]);
+  }
+  return [...series.values()];
+}
+
+/** The concise form of a list of data points: paging, the firm's currency once, then the series. */
+export const ConciseData = z.object({
+  preferred_currency: z.string(),
+  series: z.array(DatumSeries),
+});
+
+export function conciseData<T extends { results: Datum[] }>(
+  output: T,
+): Omit<T, 'results'> & Partial<z.infer<typeof ConciseData>> & { series: DatumSeries[] } {
+  const { results, ...rest } = output;
+  const preferred = results[0]?.preferred_currency;
+  if (preferred === undefined) return { ...rest, series: [] };
+  return { ...rest, preferred_currency: preferred, series: toSeries(results, preferred) };
+}

@@ -1,0 +1,170 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { seedDemo } from '../db/seeds/demo.ts';
+import type { RunningServer } from '../server/http.ts';
+import { mcpTools } from '../tools/mcp.ts';
+import { dialects, type TestDb } from './helpers/db.ts';
+import { type DemoIds, demoIds, resultChars, typicalInputs } from './helpers/demo-reads.ts';
+import { mcpClient } from './helpers/mcp.ts';
+import { api, startTestServer } from './helpers/server.ts';
+
+type Json = Record<string, unknown>;
+type Answer = Awaited<ReturnType<Client['callTool']>>;
+
+/** What a concise answer may leave out of a row: bookkeeping, never a figure. */
+const BOOKKEEPING = [
+  'updated_at',
+  'deleted_at',
+  'detailed_source',
+  'archived',
+  'is_budget_metric',
+  'category_id',
+];
+const without = (row: Json, keys: readonly string[]) =>
+  Object.fromEntries(Object.entries(row).filter(([k]) => !keys.includes(k)));
+
+for (const dialect of dialects) {
+  describe(`response_format on MCP reads, over the demo data (${dialect.name}) @db`, function () {
+    this.timeout(120_000);
+    let t: TestDb;
+    let server: RunningServer;
+    let mcp: Client;
+    let ids: DemoIds;
+
+    const call = async (name: string, args: Json): Promise<Answer> => {
+      const res = await mcp.callTool({ name, arguments: args });
+      expect(res.isError, JSON.stringify(res.content)).to.not.equal(true);
+      return res;
+    };
+    const both = async (name: string, args: Json) => ({
+      concise: (await call(name, args)).structuredContent as Json,
+      detailed: (await call(name, { ...args, response_format: 'detailed' })).structuredContent as Json,
+    });
+
+    before(async () => {
+      t = await dialect.open();
+      await seedDemo(t.db);
+      server = await startTestServer(t.db);
+      ids = await demoIds(t.db);
+      mcp = await mcpClient(server.url, ids.token);
+    });
+    after(async () => {
+      await mcp?.close();
+      await server?.close();
+      await t?.drop();
+    });
+
+    it('groups metric data into series that keep every value, converted value, currency and date', async () => {
+      const { concise, detailed } = await both('get_company_metrics', {
+        company_ids: [ids.companyId],
+        from_date: '2025-01-01',
+        include_budgets: true,
+      });
+      const results = detailed.results as Json[];
+      expect(results.length).to.be.greaterThan(50);
+      expect(concise).to.not.have.property('results');
+      const key = (d: Json) =>
+        JSON.stringify([
+          d.company_id,
+          d.category,
+          d.custom_metric ?? null,
+          d.category_type,
+          d.cadence,
+          d.currency,
+          d.budget_id ?? null,
+          d.date,
+          d.value,
+          d.converted_value,
+        ]);
+      const fromSeries = (concise.series as Json[]).flatMap((s) =>
+        (s.rows as (string | null)[][]).map((row) => {
+          const cell = (c: string) => row[(s.columns as string[]).indexOf(c)];
+          // A series without a converted_value column is in the firm's currency or not money: it converts to itself.
+          const converted = (s.columns as string[]).includes('converted_value')
+            ? cell('converted_value')
+            : cell('value');
+          return key({ ...s, date: cell('date'), value: cell('value'), converted_value: converted });
+        }),
+      );
+      expect(fromSeries.sort()).to.deep.equal(results.map(key).sort());
+      expect(concise.count).to.equal(detailed.count);
+      expect(concise.preferred_currency).to.equal(results[0]!.preferred_currency);
+      expect(JSON.stringify(concise).length).to.be.below(JSON.stringify(detailed).length / 4);
+    });
+
+    it("answers one company's ARR over 24 months in at most 2,500 characters", async () => {
+      const res = await call('get_company_metrics', {
+        company_ids: [ids.companyId],
+        category: 'arr',
+        from_date: '2024-11-01',
+        to_date: '2026-10-31',
+      });
+      const series = (res.structuredContent as { series: { rows: unknown[] }[] }).series;
+      expect(series.reduce((n, s) => n + s.rows.length, 0)).to.equal(24);
+      expect(resultChars(res)).to.be.at.most(2_500);
+      expect(JSON.parse((res.content as { text: string }[])[0]!.text)).to.deep.equal(res.structuredContent);
+    });
+
+    it('leaves bookkeeping out of a list and states what every row shares once, keeping every other field', async () => {
+      const { concise, detailed } = await both('list_companies', { status: 'active' });
+      const same = concise.same_in_every_result as Json;
+      expect(same).to.include({ status: 'active' });
+      const rebuilt = (concise.results as Json[]).map((row) => ({ ...same, ...row }));
+      expect(rebuilt).to.deep.equal((detailed.results as Json[]).map((row) => without(row, BOOKKEEPING)));
+      expect(concise.count).to.equal(detailed.count);
+    });
+
+    it('keeps every investment figure and cash flow of get_investment_metrics, the flows in one table', async () => {
+      const { concise, detailed } = await both('get_investment_metrics', {});
+      const detailedMetrics = detailed.metrics as Json[];
+      expect(
+        (concise.metrics as Json[]).map((m) => ({ ...m, as_of_date: concise.as_of_date })),
+      ).to.deep.equal(detailedMetrics.map((m) => without(m, ['cash_flows'])));
+      const table = concise.cash_flow_table as { columns: string[]; rows: unknown[][] };
+      const flows = table.rows.map((row) => Object.fromEntries(table.columns.map((c, i) => [c, row[i]])));
+      const expected = detailedMetrics.flatMap((m) => m.cash_flows as Json[]);
+      expect(expected.every((f) => f.fx_date === f.date)).to.equal(true);
+      expect(flows).to.deep.equal(expected.map((f) => without(f, ['fx_date'])));
+    });
+
+    it('keeps the cap-table money of get_financing_events, the firm currency stated once', async () => {
+      const { concise, detailed } = await both('get_financing_events', {});
+      const same = concise.same_in_every_result as Json;
+      expect(same.converted_currency).to.be.a('string');
+      const put = (money: unknown) =>
+        money && typeof money === 'object'
+          ? { ...money, converted_currency: same.converted_currency }
+          : money;
+      const rebuilt = (concise.results as Json[]).map((row) => ({
+        ...row,
+        pre_money_valuation: put(row.pre_money_valuation),
+        post_money_valuation: put(row.post_money_valuation),
+        round_size: put(row.round_size),
+      }));
+      expect(rebuilt).to.deep.equal(detailed.results);
+    });
+
+    it('refuses an unknown response_format naming the field', async () => {
+      const res = await mcp.callTool({ name: 'list_funds', arguments: { response_format: 'short' } });
+      expect(res.isError).to.equal(true);
+      expect((res.content as { text: string }[])[0]!.text).to.contain('response_format');
+    });
+
+    it('leaves REST in the detailed shape, whatever the query says', async () => {
+      const rest = await api(server.url, '/v1/companies/?response_format=concise', { token: ids.token });
+      expect(rest.status).to.equal(200);
+      const { detailed } = await both('list_companies', {});
+      expect(rest.body.results).to.deep.equal(detailed.results);
+    });
+
+    it('keeps every read tool under 25,000 tokens at default page sizes, screen_companies under 10,000 characters', async () => {
+      const inputs = typicalInputs(ids);
+      const reads = mcpTools({ writeTools: false }).filter((tool) => tool.annotations.readOnlyHint);
+      expect(reads.map((tool) => tool.name).sort()).to.deep.equal(Object.keys(inputs).sort());
+      const sizes: Record<string, number> = {};
+      for (const tool of reads) sizes[tool.name] = resultChars(await call(tool.name, inputs[tool.name]!));
+      for (const [name, size] of Object.entries(sizes)) expect(size, name).to.be.at.most(100_000);
+      expect(sizes.screen_companies).to.be.at.most(10_000);
+    });
+  });
+}
