@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const stampFile = join(root, 'dist', '.build-stamp');
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+const stamp = (root) => join(root, 'dist', '.build-stamp');
 /** What the build reads: the folders tsconfig.build.json includes and the two configurations. */
 const sourceDirs = ['cli', 'server', 'rest', 'auth', 'tools', 'db', 'core', 'parsing'];
 const configFiles = ['tsconfig.json', 'tsconfig.build.json'];
@@ -25,9 +25,9 @@ function newestIn(dir) {
 }
 
 /** True when dist/ was built after the last change to any source file. */
-export function buildIsCurrent() {
-  if (!existsSync(stampFile)) return false;
-  const built = statSync(stampFile).mtimeMs;
+export function buildIsCurrent(root = projectRoot) {
+  if (!existsSync(stamp(root))) return false;
+  const built = statSync(stamp(root)).mtimeMs;
   const sources = Math.max(
     ...sourceDirs
       .map((d) => join(root, d))
@@ -50,13 +50,13 @@ export function build() {
     return 1;
   }
   const started = new Date();
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+  const result = spawnSync(process.execPath, [tsc, '-p', join(projectRoot, 'tsconfig.build.json')], {
     stdio: 'inherit',
   });
   if (result.status !== 0) return result.status ?? 1;
   // Stamped with the time the build began: a file saved during the build counts as a change.
-  closeSync(openSync(stampFile, 'w'));
-  utimesSync(stampFile, started, started);
+  closeSync(openSync(stamp(projectRoot), 'w'));
+  utimesSync(stamp(projectRoot), started, started);
   return 0;
 }
 
