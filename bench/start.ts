@@ -49,8 +49,10 @@ async function startOnce(databaseUrl: string): Promise<number> {
       await delay(10);
     }
   } finally {
-    process.kill(-child.pid!, 'SIGTERM');
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    }
   }
 }
 
