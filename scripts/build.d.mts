@@ -2,3 +2,5 @@
 export function buildIsCurrent(root?: string): boolean;
 /** Compiles into dist/ and stamps the build; answers tsc's exit status. */
 export function build(): number;
+/** The path of TypeScript's tsc; undefined in an install without development dependencies. */
+export function compiler(): string | undefined;

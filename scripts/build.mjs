@@ -38,12 +38,19 @@ export function buildIsCurrent(root = projectRoot) {
   return sources <= built;
 }
 
+/** The TypeScript compiler; undefined in an install without development dependencies. */
+export function compiler() {
+  try {
+    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs tsc; answers its exit status. The stamp is written only after a build without errors. */
 export function build() {
-  let tsc;
-  try {
-    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  } catch {
+  const tsc = compiler();
+  if (!tsc) {
     process.stderr.write(
       'cannot build dist/: TypeScript is not installed (npm install without --omit=dev)\n',
     );
