@@ -9,17 +9,21 @@ export interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-/** What a command may use; the database is open and migrated before `run` is called. */
-export interface CommandContext {
+/** What every command may use. */
+export interface BaseContext {
   io: Io;
   config: Config;
-  db: Knex;
-  repos: Repos;
   clock: Clock;
-  /** Migrations this run applied before the command (every command migrates first). */
-  migrated: string[];
   /** `--json`: print exactly one JSON document on stdout. */
   json: boolean;
+}
+
+/** What a database command may use; the database is open (and migrated, unless it says otherwise). */
+export interface CommandContext extends BaseContext {
+  db: Knex;
+  repos: Repos;
+  /** Migrations this run applied before the command (none for a command that does not migrate). */
+  migrated: string[];
 }
 
 /** One option of a command; `--json` and `--help` every command has besides. */
@@ -38,15 +42,29 @@ export interface OptionSpec {
   upperCase?: boolean;
 }
 
-export interface Command {
+interface CommandSpec {
   /** The words that select it: `users create`. */
   name: string;
   summary: string;
   options: Record<string, OptionSpec>;
   /** Positional arguments, all required, in order: name → what it is. */
   arguments?: Record<string, string>;
+}
+
+/** A command over the database, which is opened and, unless `migrate` is false, migrated first. */
+export interface DatabaseCommand extends CommandSpec {
+  /** False: the command sees the schema as it is (migrate decides itself whether to migrate). */
+  migrate?: boolean;
   run(ctx: CommandContext, args: Args): Promise<void>;
 }
+
+/** A command on the database file itself (backup, restore): the database is not opened for it. */
+export interface FileCommand extends CommandSpec {
+  database: 'file';
+  run(ctx: BaseContext, args: Args): Promise<void>;
+}
+
+export type Command = DatabaseCommand | FileCommand;
 
 /** A parsed and checked command line: option values by their long name, then the positionals. */
 export class Args {
@@ -77,12 +95,16 @@ export class Args {
   }
 }
 
-export function defineCommand(command: Command): Command {
+export function defineCommand(command: DatabaseCommand): DatabaseCommand {
   return command;
 }
 
+export function defineFileCommand(command: Omit<FileCommand, 'database'>): FileCommand {
+  return { ...command, database: 'file' };
+}
+
 /** Prints the JSON document under `--json`, else the lines for a person. */
-export function output(ctx: CommandContext, json: unknown, human: () => string[]): void {
+export function output(ctx: BaseContext, json: unknown, human: () => string[]): void {
   if (ctx.json) ctx.io.out(`${JSON.stringify(json, null, 2)}\n`);
   else ctx.io.out(`${human().join('\n')}\n`);
 }

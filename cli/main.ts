@@ -8,6 +8,7 @@ import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
 import type { Command, Io } from './command.ts';
 import { appsCreate, appsList, appsRevoke } from './commands/apps.ts';
+import { backup, restore } from './commands/backup.ts';
 import { migrate, seed } from './commands/database.ts';
 import { demoRemove } from './commands/demo.ts';
 import { firmsCreate, firmsList } from './commands/firms.ts';
@@ -24,6 +25,8 @@ import { buildProgram, type Invocation, usageLine } from './program.ts';
 export const commands: readonly Command[] = [
   migrate,
   seed,
+  backup,
+  restore,
   serve,
   mcpCommand,
   firmsCreate,
@@ -49,20 +52,19 @@ function ensureSqliteDirectory(databaseUrl: string): void {
   mkdirSync(dirname(resolve(file)), { recursive: true });
 }
 
-/** Opens and migrates the database, then runs the command over it. */
+/** Opens and (unless the command says otherwise) migrates the database, then runs the command over it. */
 async function run({ command, args }: Invocation, io: Io): Promise<void> {
   const config = loadConfig(io.env);
+  const base = { io, config, clock: systemClock, json: args.flag('json') };
+  if ('database' in command) return command.run(base, args);
   ensureSqliteDirectory(config.databaseUrl);
   const db = openDb(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
     logger: createLogger(config.logLevel, { format: config.logFormat }),
   });
   try {
-    const migrated = await migrateLatest(db);
-    await command.run(
-      { io, config, db, repos: createRepos(db), clock: systemClock, migrated, json: args.flag('json') },
-      args,
-    );
+    const migrated = command.migrate === false ? [] : await migrateLatest(db);
+    await command.run({ ...base, db, repos: createRepos(db), migrated }, args);
   } finally {
     await db.destroy();
   }

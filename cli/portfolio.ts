@@ -1,20 +1,14 @@
 #!/usr/bin/env node
-// The `portfolio` command compiled (`npm run build` writes dist/cli/portfolio.js); cli/portfolio.mjs
-// runs the same file from the sources through tsx.
-
-import { enableCompileCache } from 'node:module';
-
-// V8's compiled code of the modules is kept on disk (in the system's temporary directory) between starts.
-enableCompileCache?.();
-
-// Tracing starts before the application loads, so that its instrumentations apply; without an
-// endpoint it is not even loaded.
-const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
-  ? (await import('../server/tracing.ts')).startTracing()
-  : undefined;
-const { main } = await import('./main.ts');
-const code = await main(process.argv.slice(2));
-// Spans still buffered go out before the process ends.
-await tracing?.shutdown().catch(() => {});
-// Exit explicitly: a stray handle (a pool timer, a Redis client) must not keep a finished command alive.
-process.exit(code);
+// The `portfolio` command (compiled to dist/cli/portfolio.js; cli/portfolio.mjs runs it from the
+// sources). It checks the Node version before anything else loads: the application needs Node 22+,
+// and an older Node would otherwise stop at a SyntaxError while linking it. Keep this file free of
+// static imports and of syntax newer than Node 18's.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  process.stderr.write(
+    `portfolio needs Node 22 or later (this is ${process.versions.node}): run it through npm start or ` +
+      'npx portfolio, which use the Node 24 installed with the project, or install Node 22+\n',
+  );
+  process.exit(1);
+}
+await import('./entry.ts');

@@ -14,7 +14,7 @@ const GENERAL_USAGE = 'usage: portfolio <command> [options]; "portfolio --help" 
 
 const FOOTER = `
 Every command reads DATABASE_URL (default sqlite:./data/portfolio.db) and migrates the database
-first. --json prints machine-readable output; "portfolio <command> --help" shows its options.
+first, except migrate --status, backup and restore. --json prints machine-readable output; "portfolio <command> --help" shows its options.
 Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.`;
 
 /** Where commander writes help (stdout); its own error lines are replaced by ours. */

@@ -80,6 +80,27 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
   return applied as string[];
 }
 
+/** The migrations this version knows, in the order they apply. */
+export async function knownMigrations(): Promise<string[]> {
+  const all = await migrationSource.getMigrations([]);
+  return all.map((m) => migrationSource.getMigrationName(m));
+}
+
+/** Migrations applied to a database and those this version would apply, in order. */
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
+/** What `migrateLatest` would do, without doing it (nothing is created in the database). */
+export async function migrationStatus(db: Knex): Promise<MigrationStatus> {
+  const known = await knownMigrations();
+  const applied = (await db.schema.hasTable('knex_migrations'))
+    ? ((await db('knex_migrations').orderBy('id').pluck('name')) as string[])
+    : [];
+  return { applied, pending: known.filter((name) => !applied.includes(name)) };
+}
+
 export async function migrateRollbackAll(db: Knex): Promise<void> {
   await db.migrate.rollback({ migrationSource }, true);
 }

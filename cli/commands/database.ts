@@ -1,16 +1,38 @@
+import { migrateLatest, migrationStatus } from '../../db/knex.ts';
 import { isDatabaseEmpty, seedDemo } from '../../db/seeds/demo.ts';
 import { defineCommand, output, table } from '../command.ts';
 import { CliError, UsageError } from '../errors.ts';
 
 export const migrate = defineCommand({
   name: 'migrate',
-  summary: 'bring the database schema up to date',
-  options: {},
-  async run(ctx) {
-    output(ctx, { applied: ctx.migrated }, () =>
-      ctx.migrated.length === 0
+  summary: 'bring the database schema up to date (--status: list applied and pending migrations, apply none)',
+  options: {
+    status: {
+      type: 'boolean',
+      description: 'list the applied and the pending migrations without applying any',
+    },
+  },
+  migrate: false,
+  async run(ctx, args) {
+    if (args.flag('status')) {
+      const { applied, pending } = await migrationStatus(ctx.db);
+      output(ctx, { applied, pending }, () => [
+        ...table(
+          ['MIGRATION', 'STATE'],
+          [...applied.map((m) => [m, 'applied']), ...pending.map((m) => [m, 'pending'])],
+          '(no migrations)',
+        ),
+        pending.length === 0
+          ? 'the database is up to date'
+          : `${pending.length} pending: "portfolio migrate" (or the next start) applies them`,
+      ]);
+      return;
+    }
+    const applied = await migrateLatest(ctx.db);
+    output(ctx, { applied }, () =>
+      applied.length === 0
         ? ['the database is up to date']
-        : [`applied ${ctx.migrated.length} migration(s): ${ctx.migrated.join(', ')}`],
+        : [`applied ${applied.length} migration(s): ${applied.join(', ')}`],
     );
   },
 });
