@@ -304,6 +304,7 @@ function toolContext(
     requestId,
     publicUrl: config.publicUrl,
     documentStorageQuotaBytes: config.documentStorageQuotaBytes,
+    webhookAllowPrivateUrls: config.webhookAllowPrivateUrls,
   };
 }
 

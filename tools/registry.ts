@@ -47,6 +47,15 @@ import { listNotes } from './notes/list-notes.ts';
 import { searchNotes } from './notes/search-notes.ts';
 import { listUsers } from './users/list-users.ts';
 import { whoami } from './users/whoami.ts';
+import { createWebhook } from './webhooks/create-webhook.ts';
+import { deleteWebhook } from './webhooks/delete-webhook.ts';
+import { getWebhook } from './webhooks/get-webhook.ts';
+import { listWebhookDeliveries } from './webhooks/list-webhook-deliveries.ts';
+import { listWebhooks } from './webhooks/list-webhooks.ts';
+import { replayWebhookDelivery } from './webhooks/replay-webhook-delivery.ts';
+import { rotateWebhookSecret } from './webhooks/rotate-webhook-secret.ts';
+import { sendTestWebhook } from './webhooks/send-test-webhook.ts';
+import { updateWebhook } from './webhooks/update-webhook.ts';
 
 /** Every tool, grouped by domain: the table of contents of the service. */
 export const registry: readonly AnyTool[] = [
@@ -110,6 +119,16 @@ export const registry: readonly AnyTool[] = [
   // Fund returns
   getInvestmentMetrics,
   getFundPerformance,
+  // Webhooks (REST only)
+  listWebhooks,
+  getWebhook,
+  createWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  sendTestWebhook,
+  listWebhookDeliveries,
+  replayWebhookDelivery,
 ] as unknown as AnyTool[];
 
 const byName = new Map(registry.map((t) => [t.name, t]));

@@ -21,6 +21,8 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     DATABASE_URL: 'sqlite::memory:',
     // Suites that test parsing switch it on; elsewhere it would change parse states under a test.
     DOCUMENT_PARSING: 'off',
+    // Likewise webhook delivery, which polls the database in the background.
+    WEBHOOK_DELIVERY: 'off',
     ...options.env,
   });
   return http.startServer(config, {
