@@ -43,7 +43,7 @@ const schema = z.object({
   WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3600).default(1),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(10),
   WEBHOOK_LEASE_SECONDS: z.coerce.number().min(0.5).max(3600).default(60),
-  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).max(3600).default(5),
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.001).max(3600).default(5),
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
 });
 
