@@ -236,6 +236,7 @@ function signIn(app: express.Express, deps: AppDeps): void {
       failures: deps.limits.failures,
       publicUrl,
       applicationsPerUser: () => config.oauthApplicationsPerUser,
+      webhookAllowPrivateUrls: () => config.webhookAllowPrivateUrls,
     }),
   );
 }

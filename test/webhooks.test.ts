@@ -9,6 +9,7 @@ import { postWebhook } from '../webhooks/post.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { csrfOf, WebClient } from './helpers/oauth.ts';
 import { waitFor } from './helpers/processes.ts';
 import { api, startTestServer } from './helpers/server.ts';
 
@@ -312,6 +313,43 @@ for (const dialect of dialects) {
       expect((again.headers['webhook-signature'] as string).split(' ')).to.have.length(2);
       for (const secret of [created.secret, rotated.body.secret])
         new Webhook(secret).verify(again.body, again.headers as Record<string, string>);
+    });
+    it('the Developer settings page adds an endpoint, shows its secret once, and lists deliveries and why one is disabled', async () => {
+      const web = new WebClient(server.url);
+      await web.signIn('admin@alpha.test');
+      const page = await web.get('/account/developer');
+      expect(page.text).to.include('No webhook endpoints.');
+      const refused = await web.post('/account/developer/webhooks', {
+        csrf_token: csrfOf(page.text),
+        url: 'https://10.1.2.3/',
+      });
+      expect(refused.status).to.equal(400);
+      expect(refused.text).to.include('not a public address');
+      const created = await web.post('/account/developer/webhooks', {
+        csrf_token: csrfOf(page.text),
+        url: rx.url,
+        description: 'Warehouse',
+      });
+      expect(created.status).to.equal(201);
+      const secret = /id="new-webhook-secret" type="text" readonly value="([^"]+)"/.exec(created.text)![1]!;
+      rx.setMode('fail');
+      await appendEvents(fx, 1);
+      await waitFor(
+        'the endpoint disabled',
+        async () => {
+          const list = await api(server.url, '/v1/webhooks/', { token: admin() });
+          return list.body.results[0]?.enabled === false ? true : undefined;
+        },
+        15_000,
+      );
+      const again = await web.get('/account/developer');
+      expect(again.text).to.include('Warehouse').and.include('disabled').and.include('4 failed attempts');
+      expect(again.text).to.include('company.updated: failed after 4 attempt(s) · HTTP 503');
+      expect(again.text).to.not.include(secret);
+      new Webhook(secret).verify(rx.received[0]!.body, rx.received[0]!.headers as Record<string, string>);
+      const viewer = new WebClient(server.url);
+      await viewer.signIn('viewer@alpha.test');
+      expect((await viewer.get('/account/developer')).text).to.not.include('webhooks-heading');
     });
   });
 
