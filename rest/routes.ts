@@ -202,7 +202,6 @@ export const routes: readonly Route[] = [
   }),
   get('/v1/webhooks/:webhook_id/', getWebhook, 'Get a webhook endpoint'),
   patch('/v1/webhooks/:webhook_id/', updateWebhook, 'Change a webhook endpoint', { body: 'merge' }),
-  del('/v1/webhooks/:webhook_id/', deleteWebhook, 'Delete a webhook endpoint'),
   post('/v1/webhooks/:webhook_id/rotate-secret/', rotateWebhookSecret, 'Rotate the signing secret'),
   post('/v1/webhooks/:webhook_id/test/', sendTestWebhook, 'Send a webhook.test event', { status: 202 }),
   get('/v1/webhooks/:webhook_id/deliveries/', listWebhookDeliveries, 'Recent deliveries of an endpoint'),
@@ -212,4 +211,5 @@ export const routes: readonly Route[] = [
     'Send a delivery again',
     { status: 202 },
   ),
+  del('/v1/webhooks/:webhook_id/', deleteWebhook, 'Delete a webhook endpoint'),
 ];

@@ -4,7 +4,7 @@ import { ALL_TYPES, EVENT_TYPES } from '../../webhooks/event-types.ts';
 import { webhookUrlProblem } from '../../webhooks/url.ts';
 import type { ToolContext } from '../context.ts';
 import type { ToolAnnotations } from '../define.ts';
-import { InvalidInput, NotFound, PermissionDenied } from '../errors.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
 
 /** Writes that change what leaves the service (the registry counts every write but a create as destructive). */
 export const webhookWrite: ToolAnnotations = {
@@ -13,17 +13,6 @@ export const webhookWrite: ToolAnnotations = {
   idempotentHint: false,
   openWorldHint: true,
 };
-
-/**
- * Webhooks send every matching event of the firm, of every company, to an outside address with a secret:
- * only admins manage them.
- */
-export function requireAdmin(ctx: ToolContext): void {
-  if (ctx.principal.user.role !== 'admin')
-    throw new PermissionDenied('managing webhooks needs the admin role');
-  if (ctx.principal.scope.companyIds !== null)
-    throw new PermissionDenied('managing webhooks needs access to all companies of the firm');
-}
 
 export const webhookId = z
   .string()

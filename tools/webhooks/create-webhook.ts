@@ -8,7 +8,6 @@ import {
   checkUrl,
   Description,
   EventTypes,
-  requireAdmin,
   toWebhook,
   Webhook,
   WebhookUrl,
@@ -34,9 +33,9 @@ export const createWebhook = defineTool({
   }),
   annotations: { ...webhookWrite, destructiveHint: false },
   write: true,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     checkUrl(ctx, input.url);
     const eventTypes = checkEventTypes(input.event_types);
     const companyIds = await checkCompanyIds(ctx, input.company_ids);

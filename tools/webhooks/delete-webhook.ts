@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { requireAdmin, webhookId, webhookWrite } from './common.ts';
+import { webhookId, webhookWrite } from './common.ts';
 
 export const deleteWebhook = defineTool({
   name: 'delete_webhook',
@@ -11,9 +11,9 @@ export const deleteWebhook = defineTool({
   output: z.object({ success: z.boolean(), message: z.string() }),
   annotations: { ...webhookWrite, destructiveHint: true, idempotentHint: true },
   write: true,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     const deleted = await ctx.repos.webhooks.deleteEndpoint(ctx.principal.firm.id, input.webhook_id);
     if (!deleted)
       throw new NotFound(`no webhook endpoint with id ${input.webhook_id}; GET /v1/webhooks/ lists them`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { endpointOf, requireAdmin, toWebhook, Webhook, webhookId } from './common.ts';
+import { endpointOf, toWebhook, Webhook, webhookId } from './common.ts';
 
 export const getWebhook = defineTool({
   name: 'get_webhook',
@@ -9,9 +9,9 @@ export const getWebhook = defineTool({
   input: z.object({ webhook_id: webhookId }),
   output: Webhook,
   annotations: readOnly,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     return toWebhook(await endpointOf(ctx, input.webhook_id), ctx.clock.now());
   },
 });

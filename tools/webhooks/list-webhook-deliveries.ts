@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { Delivery, endpointOf, requireAdmin, toDelivery, webhookId } from './common.ts';
+import { Delivery, endpointOf, toDelivery, webhookId } from './common.ts';
 
 export const listWebhookDeliveries = defineTool({
   name: 'list_webhook_deliveries',
@@ -14,9 +14,9 @@ export const listWebhookDeliveries = defineTool({
   }),
   output: z.object({ results: z.array(Delivery) }),
   annotations: readOnly,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     await endpointOf(ctx, input.webhook_id);
     const now = ctx.clock.now();
     const rows = await ctx.repos.webhooks.listDeliveries(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { requireAdmin, toWebhook, Webhook } from './common.ts';
+import { toWebhook, Webhook } from './common.ts';
 
 export const listWebhooks = defineTool({
   name: 'list_webhooks',
@@ -9,9 +9,9 @@ export const listWebhooks = defineTool({
   input: z.object({}),
   output: z.object({ results: z.array(Webhook) }),
   annotations: readOnly,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx) {
-    requireAdmin(ctx);
     const now = ctx.clock.now();
     const rows = await ctx.repos.webhooks.listEndpoints(ctx.principal.firm.id);
     return { results: rows.map((r) => toWebhook(r, now)) };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { Delivery, requireAdmin, toDelivery, webhookId, webhookWrite } from './common.ts';
+import { Delivery, toDelivery, webhookId, webhookWrite } from './common.ts';
 
 export const replayWebhookDelivery = defineTool({
   name: 'replay_webhook_delivery',
@@ -20,9 +20,9 @@ export const replayWebhookDelivery = defineTool({
   output: Delivery,
   annotations: webhookWrite,
   write: true,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     const original = await ctx.repos.webhooks.getDelivery(ctx.principal.firm.id, input.delivery_id);
     if (!original || original.endpoint_id !== input.webhook_id)
       throw new NotFound(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { newSecret } from '../../webhooks/signing.ts';
 import { defineTool } from '../define.ts';
-import { endpointOf, requireAdmin, toWebhook, Webhook, webhookId, webhookWrite } from './common.ts';
+import { endpointOf, toWebhook, Webhook, webhookId, webhookWrite } from './common.ts';
 
 /** How long the old secret keeps signing next to the new one, so receivers can switch without a gap. */
 const GRACE_MS = 24 * 3600 * 1000;
@@ -18,9 +18,9 @@ export const rotateWebhookSecret = defineTool({
   }),
   annotations: webhookWrite,
   write: true,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     await endpointOf(ctx, input.webhook_id);
     const now = ctx.clock.now();
     const secret = newSecret();

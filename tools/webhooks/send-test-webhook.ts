@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { newId } from '../../db/ids.ts';
 import { payloadOf } from '../../db/repos/webhooks.ts';
 import { defineTool } from '../define.ts';
-import { Delivery, endpointOf, requireAdmin, toDelivery, webhookId, webhookWrite } from './common.ts';
+import { Delivery, endpointOf, toDelivery, webhookId, webhookWrite } from './common.ts';
 
 export const sendTestWebhook = defineTool({
   name: 'send_test_webhook',
@@ -14,9 +14,9 @@ export const sendTestWebhook = defineTool({
   output: Delivery,
   annotations: webhookWrite,
   write: true,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     const endpoint = await endpointOf(ctx, input.webhook_id);
     const now = ctx.clock.now();
     const event = {

@@ -9,7 +9,6 @@ import {
   Description,
   EventTypes,
   endpointOf,
-  requireAdmin,
   toWebhook,
   Webhook,
   WebhookUrl,
@@ -34,9 +33,9 @@ export const updateWebhook = defineTool({
   output: Webhook,
   annotations: { ...webhookWrite, idempotentHint: true },
   write: true,
+  permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    requireAdmin(ctx);
     const { webhook_id, ...changes } = input;
     if (Object.values(changes).every((v) => v === undefined))
       throw new MissingParameter('give at least one of url, event_types, company_ids, description, enabled');
