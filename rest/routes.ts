@@ -44,6 +44,15 @@ import { listNotes } from '../tools/notes/list-notes.ts';
 import { searchNotes } from '../tools/notes/search-notes.ts';
 import { listUsers } from '../tools/users/list-users.ts';
 import { whoami } from '../tools/users/whoami.ts';
+import { createWebhook } from '../tools/webhooks/create-webhook.ts';
+import { deleteWebhook } from '../tools/webhooks/delete-webhook.ts';
+import { getWebhook } from '../tools/webhooks/get-webhook.ts';
+import { listWebhookDeliveries } from '../tools/webhooks/list-webhook-deliveries.ts';
+import { listWebhooks } from '../tools/webhooks/list-webhooks.ts';
+import { replayWebhookDelivery } from '../tools/webhooks/replay-webhook-delivery.ts';
+import { rotateWebhookSecret } from '../tools/webhooks/rotate-webhook-secret.ts';
+import { sendTestWebhook } from '../tools/webhooks/send-test-webhook.ts';
+import { updateWebhook } from '../tools/webhooks/update-webhook.ts';
 import type { Route } from './adapter.ts';
 import { del, get, patch, post, put } from './declare.ts';
 
@@ -197,4 +206,21 @@ export const routes: readonly Route[] = [
   patch('/v1/alert-rules/:rule_id/', updateAlertRule, 'Change fields of a KPI alert rule', { body: 'merge' }),
   del('/v1/alert-rules/:rule_id/', deleteAlertRule, 'Delete a KPI alert rule and its alerts'),
   get('/v1/alerts/', listAlerts, 'List open KPI alerts'),
+  get('/v1/webhooks/', listWebhooks, 'List webhook endpoints'),
+  post('/v1/webhooks/', createWebhook, 'Create a webhook endpoint (the secret is shown once)', {
+    body: 'merge',
+    status: 201,
+  }),
+  get('/v1/webhooks/:webhook_id/', getWebhook, 'Get a webhook endpoint'),
+  patch('/v1/webhooks/:webhook_id/', updateWebhook, 'Change a webhook endpoint', { body: 'merge' }),
+  post('/v1/webhooks/:webhook_id/rotate-secret/', rotateWebhookSecret, 'Rotate the signing secret'),
+  post('/v1/webhooks/:webhook_id/test/', sendTestWebhook, 'Send a webhook.test event', { status: 202 }),
+  get('/v1/webhooks/:webhook_id/deliveries/', listWebhookDeliveries, 'Recent deliveries of an endpoint'),
+  post(
+    '/v1/webhooks/:webhook_id/deliveries/:delivery_id/replay/',
+    replayWebhookDelivery,
+    'Send a delivery again',
+    { status: 202 },
+  ),
+  del('/v1/webhooks/:webhook_id/', deleteWebhook, 'Delete a webhook endpoint'),
 ];

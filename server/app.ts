@@ -237,6 +237,7 @@ function signIn(app: express.Express, deps: AppDeps): void {
       failures: deps.limits.failures,
       publicUrl,
       applicationsPerUser: () => config.oauthApplicationsPerUser,
+      webhookAllowPrivateUrls: () => config.webhookAllowPrivateUrls,
     }),
   );
 }
@@ -305,6 +306,7 @@ function toolContext(
     requestId,
     publicUrl: config.publicUrl,
     documentStorageQuotaBytes: config.documentStorageQuotaBytes,
+    webhookAllowPrivateUrls: config.webhookAllowPrivateUrls,
   };
 }
 

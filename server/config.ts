@@ -47,6 +47,13 @@ const schema = z.object({
   DOCUMENT_PARSE_MEMORY_MB: z.coerce.number().int().min(128).max(65536).default(512),
   ALERTS: booleanFlag.default(true),
   ALERTS_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86400).default(60),
+  WEBHOOK_DELIVERY: booleanFlag.default(true),
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3600).default(1),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(10),
+  WEBHOOK_LEASE_SECONDS: z.coerce.number().min(0.5).max(3600).default(60),
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.001).max(3600).default(5),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
 });
 
 export interface Config {
@@ -99,6 +106,20 @@ export interface Config {
   alerts: boolean;
   /** Seconds between alert passes (each reads the new events; one a day evaluates everything). */
   alertsIntervalSeconds: number;
+  /** Deliver webhooks from this node (every node may; they share the queue). */
+  webhookDelivery: boolean;
+  /** Accept webhook URLs on loopback addresses, over http too (development and tests only). */
+  webhookAllowPrivateUrls: boolean;
+  /** Seconds between polls of the outbox and the delivery queue when there was nothing to send. */
+  webhookPollIntervalSeconds: number;
+  /** A delivery without an answer within this many seconds has failed. */
+  webhookTimeoutSeconds: number;
+  /** How long a node's claim on a delivery holds; after it another node sends it again (keep it above the timeout). */
+  webhookLeaseSeconds: number;
+  /** The wait before the first retry; later waits are 60, 360, 1440, 3600 and 7200 times it (5 s: about a day in all). */
+  webhookRetryBaseSeconds: number;
+  /** Attempts of a delivery before it fails and its endpoint is disabled. */
+  webhookMaxAttempts: number;
 }
 
 export class ConfigError extends Error {}
@@ -163,5 +184,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentParseMemoryMb: c.DOCUMENT_PARSE_MEMORY_MB,
     alerts: c.ALERTS,
     alertsIntervalSeconds: c.ALERTS_INTERVAL_SECONDS,
+    webhookDelivery: c.WEBHOOK_DELIVERY,
+    webhookAllowPrivateUrls: c.WEBHOOK_ALLOW_PRIVATE_URLS,
+    webhookPollIntervalSeconds: c.WEBHOOK_POLL_INTERVAL_SECONDS,
+    webhookTimeoutSeconds: c.WEBHOOK_TIMEOUT_SECONDS,
+    webhookLeaseSeconds: Math.max(c.WEBHOOK_LEASE_SECONDS, c.WEBHOOK_TIMEOUT_SECONDS + 1),
+    webhookRetryBaseSeconds: c.WEBHOOK_RETRY_BASE_SECONDS,
+    webhookMaxAttempts: c.WEBHOOK_MAX_ATTEMPTS,
   };
 }

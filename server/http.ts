@@ -12,6 +12,7 @@ import { migrateLatest, openDb } from '../db/knex.ts';
 import { pruneExpired } from '../db/prune.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
 import { createParseWorker, idleWorker } from '../parsing/worker.ts';
+import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { type AppDeps, createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
@@ -135,6 +136,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ? createAlertWorker({ repos, clock, logger, intervalMs: config.alertsIntervalSeconds * 1000 })
     : undefined;
   alerts?.start();
+  // Every node may deliver: deliveries are claimed with a lease, so none is sent twice but after a crash.
+  const webhooks = config.webhookDelivery
+    ? createDispatcher({
+        repo: repos.webhooks,
+        clock,
+        logger,
+        pollMs: config.webhookPollIntervalSeconds * 1000,
+        leaseMs: config.webhookLeaseSeconds * 1000,
+        retryBaseSeconds: config.webhookRetryBaseSeconds,
+        maxAttempts: config.webhookMaxAttempts,
+        post: {
+          allowPrivate: config.webhookAllowPrivateUrls,
+          timeoutMs: config.webhookTimeoutSeconds * 1000,
+          maxResponseBytes: 64 * 1024,
+        },
+        onOutcome: metrics.webhookDelivery,
+      })
+    : undefined;
+  webhooks?.start();
   return {
     url: `http://${host}:${port}`,
     port,
@@ -150,6 +170,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // Stopped first: a parse still running is killed and handed back to the queue for another node.
         const parsing = parser.stop();
         const evaluating = alerts?.stop();
+        const delivering = webhooks?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
@@ -160,6 +181,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await pruning;
         await parsing;
         await evaluating;
+        await delivering;
         await limits.close();
         if (!options.db) await db.destroy();
       })();

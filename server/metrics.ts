@@ -11,6 +11,8 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   toolCall(tool: string, outcome: ToolOutcome): void;
   rateLimited(): void;
+  /** An attempt to deliver a webhook ended: delivered, to be retried, or failed for good. */
+  webhookDelivery(outcome: string): void;
 }
 
 interface Pool {
@@ -85,6 +87,39 @@ export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
     },
   });
 
+  const webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  // Both read in one query pair at scrape, by whichever gauge is collected first.
+  let backlog: Promise<{ lagSeconds: number; disabledEndpoints: number }> | undefined;
+  const readBacklog = () => {
+    backlog ??= repos.webhooks.backlog(clock.now()).finally(() => {
+      setImmediate(() => {
+        backlog = undefined;
+      });
+    });
+    return backlog;
+  };
+  new Gauge({
+    name: 'webhook_outbox_lag_seconds',
+    help: 'Seconds the oldest event not yet fanned out, or the oldest due webhook delivery, has waited',
+    registers: [registry],
+    async collect() {
+      this.set((await readBacklog()).lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'webhook_endpoints_disabled',
+    help: 'Webhook endpoints disabled (after repeated failures, or by a user)',
+    registers: [registry],
+    async collect() {
+      this.set((await readBacklog()).disabledEndpoints);
+    },
+  });
+
   const started = new Map<string, bigint>();
   const finish = (query: { __knexQueryUid?: string }) => {
     const uid = query.__knexQueryUid;
@@ -108,6 +143,7 @@ export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
     },
     toolCall: (tool, outcome) => tools.inc({ tool, outcome }),
     rateLimited: () => limited.inc(),
+    webhookDelivery: (outcome) => webhookDeliveries.inc({ outcome }),
   };
 }
 

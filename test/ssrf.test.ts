@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { expect } from 'chai';
 import { McpClientsStore } from '../auth/mcp-oauth/clients-store.ts';
 import type { Resolve } from '../auth/mcp-oauth/document-fetch.ts';
-import { isPublicAddress } from '../auth/mcp-oauth/public-address.ts';
+import { isPublicAddress } from '../core/public-address.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';

@@ -13,6 +13,8 @@ export interface ToolContext {
   publicUrl: string;
   /** The most bytes the files of one firm's documents may take together (DOCUMENT_STORAGE_QUOTA_MB). */
   documentStorageQuotaBytes: number;
+  /** Webhook URLs may name loopback addresses, over http too (WEBHOOK_ALLOW_PRIVATE_URLS; development only). */
+  webhookAllowPrivateUrls?: boolean;
   /** Told of every tool call's outcome (the server counts them for /metrics). */
   onToolCall?: (tool: string, outcome: ToolOutcome) => void;
 }

@@ -9,7 +9,13 @@ export interface ToolAnnotations {
 }
 
 /** What a caller needs beyond a valid token; checked before the handler runs. */
-export type Permission = 'documents' | 'cap_table' | 'edit_metrics' | 'edit_companies' | 'add_documents';
+export type Permission =
+  | 'documents'
+  | 'cap_table'
+  | 'edit_metrics'
+  | 'edit_companies'
+  | 'add_documents'
+  | 'manage_webhooks';
 
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   name: string;

@@ -53,6 +53,15 @@ import { searchNotes } from './notes/search-notes.ts';
 import type { ReadToolset, Toolset } from './toolsets.ts';
 import { listUsers } from './users/list-users.ts';
 import { whoami } from './users/whoami.ts';
+import { createWebhook } from './webhooks/create-webhook.ts';
+import { deleteWebhook } from './webhooks/delete-webhook.ts';
+import { getWebhook } from './webhooks/get-webhook.ts';
+import { listWebhookDeliveries } from './webhooks/list-webhook-deliveries.ts';
+import { listWebhooks } from './webhooks/list-webhooks.ts';
+import { replayWebhookDelivery } from './webhooks/replay-webhook-delivery.ts';
+import { rotateWebhookSecret } from './webhooks/rotate-webhook-secret.ts';
+import { sendTestWebhook } from './webhooks/send-test-webhook.ts';
+import { updateWebhook } from './webhooks/update-webhook.ts';
 
 /**
  * Every tool, grouped by domain: the table of contents of the service. Each domain is a toolset
@@ -86,7 +95,21 @@ export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
   // Information requests and reports
   information: [listInformationRequests, listInformationReports],
   // The firm, its users and who is signed in
-  firm: [listUsers, whoami, getFirmDetails],
+  firm: [
+    listUsers,
+    whoami,
+    getFirmDetails,
+    // Webhooks (REST only)
+    listWebhooks,
+    getWebhook,
+    createWebhook,
+    updateWebhook,
+    deleteWebhook,
+    rotateWebhookSecret,
+    sendTestWebhook,
+    listWebhookDeliveries,
+    replayWebhookDelivery,
+  ],
   // Funds and their returns
   funds: [listFunds, getInvestmentMetrics, getFundPerformance],
   // Company analytics, the portfolio and guides

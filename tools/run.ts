@@ -54,6 +54,13 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
       : user.role === 'viewer'
         ? 'adding documents needs the editor or admin role'
         : null,
+  // Webhooks carry every company's changes out of the service, signed with a secret.
+  manage_webhooks: (user) =>
+    user.role !== 'admin'
+      ? 'managing webhooks needs the admin role'
+      : !user.all_companies
+        ? 'managing webhooks needs access to all companies of the firm'
+        : null,
 };
 
 /** Throws PermissionDenied when the user lacks the permission (also used by routes that are not tools). */

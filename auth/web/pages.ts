@@ -208,7 +208,26 @@ export interface TokenView {
 
 export type Created =
   | { kind: 'application'; name: string; clientId: string; clientSecret: string }
-  | { kind: 'token'; name: string; token: string; expiresAt: string };
+  | { kind: 'token'; name: string; token: string; expiresAt: string }
+  | { kind: 'webhook'; url: string; secret: string };
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  deliveries: {
+    eventType: string;
+    status: string;
+    attempts: number;
+    statusCode: number | null;
+    error: string | null;
+    at: string | null;
+    durationMs: number | null;
+  }[];
+}
 
 export interface DeveloperView {
   nav: NavState;
@@ -218,12 +237,21 @@ export interface DeveloperView {
   /** Other users' applications of the firm, for admins only. */
   firmApplications?: ApplicationView[];
   tokens: TokenView[];
+  /** The firm's webhook endpoints, for admins only. */
+  webhooks?: WebhookView[];
   created?: Created;
-  error?: { section: 'application' | 'token'; message: string };
+  error?: { section: 'application' | 'token' | 'webhook'; message: string };
   notice?: string;
 }
 
 function shownOnce(created: Created): SafeHtml {
+  if (created.kind === 'webhook') {
+    return html`<div class="alert ok" role="status">
+      <p><strong>Webhook endpoint for ${created.url} created.</strong> Copy the signing secret now: it is shown only once.</p>
+      <label for="new-webhook-secret">Signing secret</label>
+      <input class="secret" id="new-webhook-secret" type="text" readonly value="${created.secret}">
+    </div>`;
+  }
   if (created.kind === 'application') {
     return html`<div class="alert ok" role="status">
       <p><strong>Application “${created.name}” created.</strong> Copy the client secret now: it is shown only once.</p>
@@ -253,6 +281,49 @@ function applicationItems(apps: ApplicationView[], csrfToken: string, showOwner:
       </form>
     </li>`,
   )}</ul>`;
+}
+
+function webhookItems(hooks: WebhookView[]): SafeHtml {
+  return html`<ul class="items">${hooks.map(
+    (h) => html`<li>
+      <div class="item-main">
+        <div class="item-title"><code>${h.url}</code> · ${h.enabled ? 'enabled' : 'disabled'}</div>
+        <div class="item-meta">Events: ${h.eventTypes.join(', ')}${h.description ? ` · ${h.description}` : ''} · id <code>${h.id}</code></div>
+        ${h.enabled ? '' : html`<div class="item-meta">Disabled: ${h.disabledReason ?? 'no reason recorded'}</div>`}
+        ${
+          h.deliveries.length > 0
+            ? html`<ul class="item-meta">${h.deliveries.map(
+                (d) =>
+                  html`<li>${d.eventType}: ${d.status} after ${String(d.attempts)} attempt(s)${d.statusCode === null ? '' : ` · HTTP ${d.statusCode}`}${d.durationMs === null ? '' : ` in ${d.durationMs} ms`}${d.error ? ` · ${d.error}` : ''} · ${when(d.at)}</li>`,
+              )}</ul>`
+            : html`<div class="item-meta">No deliveries yet.</div>`
+        }
+      </div>
+    </li>`,
+  )}</ul>`;
+}
+
+function webhooksSection(view: DeveloperView, hooks: WebhookView[]): SafeHtml {
+  const created = view.created;
+  return html`<section class="card" aria-labelledby="webhooks-heading">
+  <h2 id="webhooks-heading">Webhooks</h2>
+  <p class="muted">Every change of ${view.firmName} is POSTed to these https URLs, signed per Standard Webhooks. Manage event types, filters, secrets and replays over <code>/v1/webhooks/</code>.</p>
+  ${created?.kind === 'webhook' ? shownOnce(created) : ''}
+  ${view.error?.section === 'webhook' ? alert('error', view.error.message) : ''}
+  <form class="inline-form" method="post" action="/account/developer/webhooks">
+    ${hidden({ csrf_token: view.nav.csrfToken })}
+    <div class="field">
+      <label for="webhook-url">Endpoint URL</label>
+      <input id="webhook-url" name="url" type="url" maxlength="2000" required>
+    </div>
+    <div class="field">
+      <label for="webhook-description">Description</label>
+      <input id="webhook-description" name="description" type="text" maxlength="500">
+    </div>
+    <button class="button" type="submit">Add endpoint</button>
+  </form>
+  ${hooks.length > 0 ? webhookItems(hooks) : html`<p class="empty">No webhook endpoints.</p>`}
+</section>`;
 }
 
 export function developerPage(view: DeveloperView): string {
@@ -322,6 +393,7 @@ ${alert('ok', view.notice)}
     <button class="button" type="submit">Create token</button>
   </form>
   ${tokens.length > 0 ? html`<ul class="items">${tokens}</ul>` : html`<p class="empty">You have no active tokens.</p>`}
-</section>`,
+</section>
+${view.webhooks ? webhooksSection(view, view.webhooks) : ''}`,
   });
 }

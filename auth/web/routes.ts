@@ -3,6 +3,8 @@ import type { Clock } from '../../core/clock.ts';
 import { hashSecret, verifySecret } from '../../core/secrets.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import type { McpGrantWithClient } from '../../db/repos/mcp-auth.ts';
+import { newSecret } from '../../webhooks/signing.ts';
+import { webhookUrlProblem } from '../../webhooks/url.ts';
 import {
   AccountError,
   createApplication,
@@ -22,6 +24,7 @@ import {
   developerPage,
   loginPage,
   messagePage,
+  type WebhookView,
 } from './pages.ts';
 import { sendHtml } from './respond.ts';
 import { csrfMatches, type Sessions, type WebSession } from './sessions.ts';
@@ -35,6 +38,8 @@ export interface WebOptions {
   /** Unrevoked OAuth applications one user may hold. */
   applicationsPerUser: () => number;
   publicUrl: () => string;
+  /** Webhook URLs may name loopback addresses (WEBHOOK_ALLOW_PRIVATE_URLS). */
+  webhookAllowPrivateUrls?: () => boolean;
 }
 
 const HOME = '/account/connections';
@@ -217,6 +222,7 @@ async function developerSettings(
     (t) => !t.revoked_at && t.expires_at > now,
   );
   return developerPage({
+    webhooks: managesWebhooks(session) ? await webhookViews(options, session) : undefined,
     nav: nav(session, 'developer'),
     firmName: session.firm.name,
     tokenUrl: `${options.publicUrl()}/o/token/`,
@@ -234,12 +240,41 @@ async function developerSettings(
   });
 }
 
+/** Webhooks carry every company's changes out of the service: admins with access to all companies manage them. */
+function managesWebhooks(session: WebSession): boolean {
+  return session.user.role === 'admin' && session.user.all_companies;
+}
+
+async function webhookViews(options: WebOptions, session: WebSession): Promise<WebhookView[]> {
+  const { webhooks } = options.repos;
+  const endpoints = await webhooks.listEndpoints(session.firm.id);
+  return Promise.all(
+    endpoints.map(async (e) => ({
+      id: e.id,
+      url: e.url,
+      description: e.description,
+      eventTypes: e.event_types,
+      enabled: e.enabled,
+      disabledReason: e.disabled_reason,
+      deliveries: (await webhooks.listDeliveries(session.firm.id, e.id, 5)).map((d) => ({
+        eventType: d.event_type,
+        status: d.status,
+        attempts: d.attempts,
+        statusCode: d.last_status_code,
+        error: d.last_error,
+        at: d.last_attempt_at ?? d.created_at,
+        durationMs: d.last_duration_ms,
+      })),
+    })),
+  );
+}
+
 /** Runs an account operation; its AccountError becomes a 400 page with the message in the right section. */
 async function attempt(
   options: WebOptions,
   res: Response,
   session: WebSession,
-  section: 'application' | 'token',
+  section: 'application' | 'token' | 'webhook',
   create: () => Promise<Created>,
 ): Promise<void> {
   let created: Created;
@@ -326,6 +361,35 @@ function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): vo
           name,
         });
         return { kind: 'token', name, token: token.token, expiresAt: token.expires_at };
+      });
+    }),
+  );
+
+  router.post(
+    '/account/developer/webhooks',
+    form,
+    signedIn(sessions, async (req, res, session) => {
+      if (!managesWebhooks(session)) {
+        sendHtml(res, 404, notFoundPage('page', '/account/developer'));
+        return;
+      }
+      await attempt(options, res, session, 'webhook', async () => {
+        const url = field(req.body, 'url').trim();
+        const description = field(req.body, 'description').trim();
+        const problem = webhookUrlProblem(url, options.webhookAllowPrivateUrls?.() ?? false);
+        if (problem) throw new AccountError(`the endpoint URL ${problem}`);
+        const secret = newSecret();
+        await repos.webhooks.createEndpoint({
+          firmId: session.firm.id,
+          url,
+          description: description || null,
+          eventTypes: ['*'],
+          companyIds: null,
+          secret,
+          createdBy: session.user.id,
+          now: clock.now().toISOString(),
+        });
+        return { kind: 'webhook', url, secret };
       });
     }),
   );

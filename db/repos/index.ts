@@ -21,6 +21,7 @@ import { notesRepo } from './notes.ts';
 import { sessionsRepo } from './sessions.ts';
 import { applicationsRepo, tokensRepo } from './tokens.ts';
 import { usersRepo } from './users.ts';
+import { webhooksRepo } from './webhooks.ts';
 
 /** Every repository over one database handle; the only code that writes SQL lives behind these. */
 export function createRepos(db: Knex) {
@@ -49,6 +50,7 @@ export function createRepos(db: Knex) {
     events: eventsRepo(db),
     companyLogos: companyLogosRepo(db),
     alerts: alertsRepo(db),
+    webhooks: webhooksRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;

@@ -27,6 +27,8 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     DOCUMENT_PARSING: 'off',
     // Suites that test alerts switch it on and run passes themselves.
     ALERTS: 'off',
+    // Likewise webhook delivery, which polls the database in the background.
+    WEBHOOK_DELIVERY: 'off',
     ...options.env,
   });
   return http.startServer(config, {

@@ -41,6 +41,9 @@ export interface Side {
   fund: string;
   fundName: string;
   userEmail: string;
+  webhook: string;
+  webhookUrl: string;
+  webhookDelivery: string;
 }
 
 /** The roles of firm A a reliability suite calls with. */
@@ -98,6 +101,9 @@ interface FirmObjects {
   fund: string;
   fundName: string;
   userEmail: string;
+  webhook: string;
+  webhookUrl: string;
+  webhookDelivery: string;
 }
 
 /** Firm-level objects: a custom metric, an information request, a custom column and a fund. */
@@ -162,7 +168,33 @@ async function firmObjects(
       created_at: T0,
     });
   }
+  const webhookUrl = `https://hooks.example.com/${label.toLowerCase()}-probe`;
+  const hook = await repos.webhooks.createEndpoint({
+    firmId,
+    url: webhookUrl,
+    description: `${label} hook`,
+    eventTypes: ['*'],
+    companyIds: null,
+    secret: 'whsec_cHJvYmUtc2VjcmV0LXByb2JlLXNlY3JldC1wcm9iZQ==',
+    createdBy: null,
+    now: T0,
+  });
+  // Disabled, so no dispatcher ever sends the probe deliveries.
+  await repos.webhooks.updateEndpoint(firmId, hook.id, { enabled: false }, T0);
+  const delivery = await repos.webhooks.enqueue({
+    endpointId: hook.id,
+    firmId,
+    eventId: newId(),
+    eventType: 'webhook.test',
+    eventSeq: null,
+    payload: '{}',
+    replayOf: null,
+    now: T0,
+  });
   return {
+    webhook: hook.id,
+    webhookUrl,
+    webhookDelivery: delivery.id,
     customCategory,
     customCategoryName,
     informationRequest,
@@ -479,6 +511,9 @@ export function markers(side: Side, level: 'company' | 'firm'): string[] {
     side.fund,
     side.fundName,
     side.userEmail,
+    side.webhook,
+    side.webhookUrl,
+    side.webhookDelivery,
     'Bravo Capital',
   ];
 }
@@ -721,6 +756,8 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
   category_name: [ref('custom metric name', 'firm', 'customCategoryName')],
   custom_metric: [ref('custom metric name', 'firm', 'customCategoryName')],
   email: [ref('user', 'firm', 'userEmail')],
+  webhook_id: [ref('webhook endpoint', 'firm', 'webhook')],
+  delivery_id: [ref('webhook delivery', 'firm', 'webhookDelivery')],
   document_id: [ref('document', 'company', 'document')],
   query: [ref('note text', 'company', 'noteText')],
   co_investors: [
@@ -907,6 +944,7 @@ const EXTRA_FIELDS: Record<string, () => unknown> = {
     bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
   }),
   firm_sector: () => `Probe sector ${++roundCounter}`,
+  url: () => `https://hooks.example.com/probe-${++roundCounter}`,
 };
 
 /** Optional reference fields a base call fills anyway, because some tools need one of them. */
