@@ -1,5 +1,7 @@
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { passage, trailingWordStart, WordFinder } from '../../core/search-text.ts';
 import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
@@ -54,7 +56,68 @@ export interface DocumentSearchRow {
   company_id: string;
   company_name: string;
   uploaded_at: string;
-  text: string;
+}
+
+/** Characters of a text read first when looking for a passage; the rest of the searched window only if needed. */
+const FIRST_READ = 20_000;
+/** Characters kept before and after an occurrence, enough for its passage (width 160). */
+const CONTEXT = 200;
+
+/** Length in characters, as the databases count them (a UTF-16 surrogate pair is one). */
+function codePoints(text: string): number {
+  let pairs = 0;
+  for (const _ of text.matchAll(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)) pairs++;
+  return text.length - pairs;
+}
+
+/** The string index of the `n`th character of `text`. */
+function indexOfCodePoint(text: string, n: number): number {
+  if (!/[\uD800-\uDBFF]/.test(text)) return Math.min(n, text.length);
+  let i = 0;
+  for (let k = 0; k < n && i < text.length; k++) i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+  return i;
+}
+
+/** `length` characters of a document's text from character `from` (0-based). */
+async function sliceOf(db: Knex, documentId: string, from: number, length: number): Promise<string> {
+  const row = (await db('document_texts')
+    .where('document_id', documentId)
+    .first(db.raw('substr(text, ?, ?) as slice', [from + 1, length]))) as { slice: string } | undefined;
+  return row?.slice ?? '';
+}
+
+/**
+ * The passage of one text: reads its first FIRST_READ characters and, only when no word occurs there,
+ * the rest of the searched window (the database matched the text there, so a word occurs in it).
+ */
+async function passageOf(db: Knex, documentId: string, finder: WordFinder): Promise<string> {
+  let readFrom = 0;
+  let searchFrom = 0;
+  for (const end of [FIRST_READ, SEARCHED_CHARS]) {
+    const text = await sliceOf(db, documentId, readFrom, end - readFrom);
+    const last = end === SEARCHED_CHARS || codePoints(text) < end - readFrom;
+    const at = indexOfCodePoint(text, searchFrom - readFrom);
+    const hit = finder.first(text, at);
+    // A hit with too little text after it in this slice is taken again from the next, whole.
+    if (hit && (last || hit.end + CONTEXT <= text.length)) {
+      // The window starts on a word boundary so that a part of a word is never taken for a word.
+      let from = Math.max(at, hit.start - CONTEXT);
+      const boundary = text.slice(from, hit.start).search(/[^\p{L}\p{N}]/u);
+      from = boundary === -1 ? hit.start : from + boundary;
+      const to = Math.min(text.length, hit.end + CONTEXT);
+      return passage(text.slice(from, to), finder, undefined, {
+        before: readFrom + from > 0,
+        after: to < text.length || !last,
+      });
+    }
+    if (last) break;
+    const resume = hit ? hit.start : trailingWordStart(text);
+    searchFrom = readFrom + codePoints(text.slice(0, resume));
+    readFrom = Math.max(0, searchFrom - CONTEXT);
+  }
+  // The database matched a word this finder does not see (its tokenizer differs in places): the text's start.
+  const start = await sliceOf(db, documentId, 0, 2 * CONTEXT);
+  return passage(start, finder, undefined, { before: false, after: codePoints(start) === 2 * CONTEXT });
 }
 
 /** Open jobs: never started, or started by a worker whose lease ran out (a seeded row has no lease). */
@@ -204,8 +267,8 @@ export function documentParsingRepo(db: Knex) {
       let rank: (qb: QB) => QB;
       if (isPostgres(db)) {
         const text = filter.words.join(' ');
-        // The same expression as the index, so the index serves the match.
-        const vector = `to_tsvector('simple', left(document_texts.text, ${SEARCHED_CHARS}))`;
+        // Stored when the text was written (migration 018) and indexed.
+        const vector = 'document_texts.search_vector';
         base.whereRaw(`${vector} @@ plainto_tsquery('simple', ?)`, [text]);
         // Normalised by length (1), as bm25 is on SQLite, so both databases rank alike.
         rank = (qb) => qb.orderByRaw(`ts_rank(${vector}, plainto_tsquery('simple', ?), 1) desc`, [text]);
@@ -232,9 +295,22 @@ export function documentParsingRepo(db: Knex) {
               'documents.company_id',
               'documents.uploaded_at',
               'companies.name as company_name',
-              'document_texts.text',
             ),
       );
+    },
+
+    /**
+     * A passage of each document's text around the first occurrence of any of `words` (see passage),
+     * reading slices of the texts, never a whole one. Other requests run between two texts.
+     */
+    async passages(documentIds: readonly string[], words: readonly string[]): Promise<Map<string, string>> {
+      const finder = new WordFinder(words);
+      const found = new Map<string, string>();
+      for (const id of documentIds) {
+        found.set(id, await passageOf(db, id, finder));
+        await yieldToOthers();
+      }
+      return found;
     },
   };
 }
