@@ -52,6 +52,9 @@ for (const dialect of dialects) {
           text = writeAt(text, CHARS - 5_000, 'A kraken surfaced at the end. ');
         }
         if (i === 1) text = writeAt(text, 150_000, 'Coffee at the Café Royal. ');
+        // Characters outside the BMP count once in the database and twice in a JavaScript string.
+        if (i === 2)
+          text = `${'🙂'.repeat(30_000)} The walrus swam. Our common ground. ${text.slice(text.indexOf('Sentence', 60_000))}`;
         const id = newId();
         const fileId = newId();
         const uploaded = new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString();
@@ -131,6 +134,12 @@ for (const dialect of dialects) {
       const found = await search('CAFÉ');
       expect(found.results.map((r) => r.id)).to.deep.equal([ids[1]]);
       expect(found.results[0]!.passage).to.match(/Coffee at the «Café» Royal\./);
+    });
+
+    it('finds the place of a word after characters that take two code units', async () => {
+      const found = await search('walrus');
+      expect(found.results.map((r) => r.id)).to.deep.equal([ids[2]]);
+      expect(found.results[0]!.passage).to.match(/^…The «walrus» swam\. Our common ground\. Sentence .*…$/s);
     });
 
     it(`searches the first ${SEARCHED_CHARS.toLocaleString('en')} characters of a text only`, async () => {

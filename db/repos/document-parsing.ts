@@ -60,6 +60,8 @@ export interface DocumentSearchRow {
 
 /** Characters of a text read first when looking for a passage; the rest of the searched window only if needed. */
 const FIRST_READ = 20_000;
+/** Texts whose first characters one statement reads (SQLite reads each of them whole from disk). */
+const TEXTS_PER_READ = 20;
 /** Characters kept before and after an occurrence, enough for its passage (width 160). */
 const CONTEXT = 200;
 
@@ -78,6 +80,21 @@ function indexOfCodePoint(text: string, n: number): number {
   return i;
 }
 
+/** The first `length` characters of some documents' texts. */
+async function startsOf(
+  db: Knex,
+  documentIds: readonly string[],
+  length: number,
+): Promise<Map<string, string>> {
+  const rows = (await db('document_texts')
+    .whereIn('document_id', documentIds)
+    .select('document_id', db.raw('substr(text, 1, ?) as slice', [length]))) as {
+    document_id: string;
+    slice: string;
+  }[];
+  return new Map(rows.map((r) => [r.document_id, r.slice]));
+}
+
 /** `length` characters of a document's text from character `from` (0-based). */
 async function sliceOf(db: Knex, documentId: string, from: number, length: number): Promise<string> {
   const row = (await db('document_texts')
@@ -90,12 +107,14 @@ async function sliceOf(db: Knex, documentId: string, from: number, length: numbe
  * The passage of one text: reads its first FIRST_READ characters and, only when no word occurs there,
  * the rest of the searched window (the database matched the text there, so a word occurs in it).
  */
-async function passageOf(db: Knex, documentId: string, finder: WordFinder): Promise<string> {
+async function passageOf(db: Knex, documentId: string, finder: WordFinder, start: string): Promise<string> {
   let readFrom = 0;
   let searchFrom = 0;
   for (const end of [FIRST_READ, SEARCHED_CHARS]) {
-    const text = await sliceOf(db, documentId, readFrom, end - readFrom);
-    const last = end === SEARCHED_CHARS || codePoints(text) < end - readFrom;
+    const text = end === FIRST_READ ? start : await sliceOf(db, documentId, readFrom, end - readFrom);
+    // A slice as long as asked for may have more text after it.
+    const full = codePoints(text) === end - readFrom;
+    const last = end === SEARCHED_CHARS || !full;
     const at = indexOfCodePoint(text, searchFrom - readFrom);
     const hit = finder.first(text, at);
     // A hit with too little text after it in this slice is taken again from the next, whole.
@@ -107,7 +126,7 @@ async function passageOf(db: Knex, documentId: string, finder: WordFinder): Prom
       const to = Math.min(text.length, hit.end + CONTEXT);
       return passage(text.slice(from, to), finder, undefined, {
         before: readFrom + from > 0,
-        after: to < text.length || !last,
+        after: to < text.length || full,
       });
     }
     if (last) break;
@@ -116,8 +135,8 @@ async function passageOf(db: Knex, documentId: string, finder: WordFinder): Prom
     readFrom = Math.max(0, searchFrom - CONTEXT);
   }
   // The database matched a word this finder does not see (its tokenizer differs in places): the text's start.
-  const start = await sliceOf(db, documentId, 0, 2 * CONTEXT);
-  return passage(start, finder, undefined, { before: false, after: codePoints(start) === 2 * CONTEXT });
+  const head = start.slice(0, indexOfCodePoint(start, 2 * CONTEXT));
+  return passage(head, finder, undefined, { before: false, after: head.length < start.length });
 }
 
 /** Open jobs: never started, or started by a worker whose lease ran out (a seeded row has no lease). */
@@ -301,14 +320,19 @@ export function documentParsingRepo(db: Knex) {
 
     /**
      * A passage of each document's text around the first occurrence of any of `words` (see passage),
-     * reading slices of the texts, never a whole one. Other requests run between two texts.
+     * reading slices of the texts, never a whole one: the starts of TEXTS_PER_READ texts at a time, and
+     * further only for a text without a word in its start. Other requests run between two texts.
      */
     async passages(documentIds: readonly string[], words: readonly string[]): Promise<Map<string, string>> {
       const finder = new WordFinder(words);
       const found = new Map<string, string>();
-      for (const id of documentIds) {
-        found.set(id, await passageOf(db, id, finder));
-        await yieldToOthers();
+      for (let i = 0; i < documentIds.length; i += TEXTS_PER_READ) {
+        const batch = documentIds.slice(i, i + TEXTS_PER_READ);
+        const starts = await startsOf(db, batch, FIRST_READ);
+        for (const id of batch) {
+          await yieldToOthers();
+          found.set(id, await passageOf(db, id, finder, starts.get(id) ?? ''));
+        }
       }
       return found;
     },
