@@ -62,6 +62,8 @@ export interface DocumentSearchRow {
 const FIRST_READ = 20_000;
 /** Texts whose first characters one statement reads (SQLite reads each of them whole from disk). */
 const TEXTS_PER_READ = 20;
+/** Texts PostgreSQL reads at once for passages (SQLite reads on the one thread, one after another). */
+const PARALLEL_READS = 4;
 /** Characters kept before and after an occurrence, enough for its passage (width 160). */
 const CONTEXT = 200;
 
@@ -329,10 +331,15 @@ export function documentParsingRepo(db: Knex) {
       for (let i = 0; i < documentIds.length; i += TEXTS_PER_READ) {
         const batch = documentIds.slice(i, i + TEXTS_PER_READ);
         const starts = await startsOf(db, batch, FIRST_READ);
-        for (const id of batch) {
-          await yieldToOthers();
-          found.set(id, await passageOf(db, id, finder, starts.get(id) ?? ''));
-        }
+        let next = 0;
+        const reader = async () => {
+          while (next < batch.length) {
+            const id = batch[next++]!;
+            await yieldToOthers();
+            found.set(id, await passageOf(db, id, finder, starts.get(id) ?? ''));
+          }
+        };
+        await Promise.all(Array.from({ length: isPostgres(db) ? PARALLEL_READS : 1 }, reader));
       }
       return found;
     },
