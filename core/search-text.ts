@@ -27,10 +27,13 @@ export interface Hit {
 export class WordFinder {
   readonly #wanted: Set<string>;
   readonly #ascii: RegExp | undefined;
+  /** The folded words spelt in ASCII letters and digits alone (lower case). */
+  readonly asciiWords: readonly string[];
 
   constructor(words: readonly string[]) {
     this.#wanted = new Set(words.map(foldWord));
     const ascii = [...this.#wanted].filter((w) => /^[a-z0-9]+$/.test(w));
+    this.asciiWords = ascii;
     // Letters matched as [xX] rather than with the i flag, which under u also folds ſ and K.
     const spelt = ascii.map((w) =>
       [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join(''),

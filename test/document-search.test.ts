@@ -55,6 +55,14 @@ for (const dialect of dialects) {
         // Characters outside the BMP count once in the database and twice in a JavaScript string.
         if (i === 2)
           text = `${'🙂'.repeat(30_000)} The walrus swam. Our common ground. ${text.slice(text.indexOf('Sentence', 60_000))}`;
+        if (i === 3) {
+          text = writeAt(text, 100_000, 'The narwhals swam. ');
+          text = writeAt(text, 200_000, 'A narwhal dived. ');
+        }
+        if (i === 4) {
+          text = writeAt(text, 100_000, 'Crème fraîche. ');
+          text = writeAt(text, 200_000, 'More creme. ');
+        }
         const id = newId();
         const fileId = newId();
         const uploaded = new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString();
@@ -140,6 +148,19 @@ for (const dialect of dialects) {
       const found = await search('walrus');
       expect(found.results.map((r) => r.id)).to.deep.equal([ids[2]]);
       expect(found.results[0]!.passage).to.match(/^…The «walrus» swam\. Our common ground\. Sentence .*…$/s);
+    });
+
+    it('passes over the word inside a longer one, far into a text', async () => {
+      const found = await search('narwhal');
+      expect(found.results.map((r) => r.id)).to.deep.equal([ids[3]]);
+      expect(found.results[0]!.passage).to.match(/^….*A «narwhal» dived\. .*…$/s);
+      expect(found.results[0]!.passage).to.not.include('narwhals');
+    });
+
+    it('shows the first occurrence far into a text even when it has accents and a later one has none', async () => {
+      const found = await search('creme');
+      expect(found.results.map((r) => r.id)).to.deep.equal([ids[4]]);
+      expect(found.results[0]!.passage).to.match(/^….*«Crème» fraîche\. .*…$/s);
     });
 
     it(`searches the first ${SEARCHED_CHARS.toLocaleString('en')} characters of a text only`, async () => {

@@ -106,6 +106,66 @@ async function sliceOf(db: Knex, documentId: string, from: number, length: numbe
 }
 
 /**
+ * The passage of a text that is plain ASCII up to the first place where a query word occurs as a
+ * substring of the lower-cased text, when that place is a whole word: the database finds the place and
+ * reads the few hundred characters around it, so a word far into a text costs no read of all before it.
+ * Undefined when that does not settle it (a character outside ASCII first, or a word outside ASCII).
+ * `from` is where the search starts, on a word boundary.
+ */
+async function passageFoundInDatabase(
+  db: Knex,
+  documentId: string,
+  finder: WordFinder,
+  from: number,
+): Promise<string | undefined> {
+  const words = finder.asciiWords;
+  if (words.length === 0) return undefined;
+  const pg = isPostgres(db);
+  const find = pg ? 'strpos' : 'instr';
+  const bytes = pg ? 'octet_length(substr(text, ?, ?))' : 'length(cast(substr(text, ?, ?) as blob))';
+  let at = from;
+  // A place inside a longer word ("churn" in "churning") is passed over, a few times at most.
+  for (let tries = 0; tries < 4 && at < SEARCHED_CHARS; tries++) {
+    const places = (await db('document_texts')
+      .where('document_id', documentId)
+      .first(
+        db.raw(
+          words.map((_, i) => `${find}(lower(substr(text, ?, ?)), ?) as p${i}`).join(', '),
+          words.flatMap((w) => [at + 1, SEARCHED_CHARS - at, w]),
+        ),
+      )) as Record<string, number | string> | undefined;
+    const found = words.map((_, i) => Number(places?.[`p${i}`] ?? 0)).filter((p) => p > 0);
+    if (found.length === 0) return undefined;
+    const place = at + Math.min(...found) - 1;
+    const start = Math.max(at, place - CONTEXT);
+    const row = (await db('document_texts')
+      .where('document_id', documentId)
+      .first(
+        db.raw(`substr(text, ?, ?) as around, ${bytes} as bytes`, [
+          start + 1,
+          place - start + 2 * CONTEXT,
+          at + 1,
+          place - at,
+        ]),
+      )) as { around: string; bytes: number | string };
+    if (Number(row.bytes) !== place - at) return undefined;
+    const text = row.around;
+    const boundary = start === from ? 0 : text.search(/[^\p{L}\p{N}]/u);
+    const hit = boundary === -1 ? undefined : finder.first(text, boundary);
+    if (hit?.start === place - start) {
+      const full = codePoints(text) === place - start + 2 * CONTEXT;
+      const to = Math.min(text.length, hit.end + CONTEXT);
+      return passage(text.slice(boundary, to), finder, undefined, {
+        before: start + boundary > 0,
+        after: to < text.length || full,
+      });
+    }
+    at = place + 1;
+  }
+  return undefined;
+}
+
+/**
  * The passage of one text: reads its first FIRST_READ characters and, only when no word occurs there,
  * the rest of the searched window (the database matched the text there, so a word occurs in it).
  */
@@ -135,6 +195,8 @@ async function passageOf(db: Knex, documentId: string, finder: WordFinder, start
     const resume = hit ? hit.start : trailingWordStart(text);
     searchFrom = readFrom + codePoints(text.slice(0, resume));
     readFrom = Math.max(0, searchFrom - CONTEXT);
+    const found = await passageFoundInDatabase(db, documentId, finder, searchFrom);
+    if (found !== undefined) return found;
   }
   // The database matched a word this finder does not see (its tokenizer differs in places): the text's start.
   const head = start.slice(0, indexOfCodePoint(start, 2 * CONTEXT));
