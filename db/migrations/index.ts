@@ -12,6 +12,7 @@ import * as documentParsing from './014-document-parsing.ts';
 import * as capTableOverrides from './015-cap-table-overrides.ts';
 import * as liveMetricsIndex from './016-live-metrics-index.ts';
 import * as authVersion from './017-auth-version.ts';
+import * as documentSearchVector from './018-document-search-vector.ts';
 import * as events from './020-events.ts';
 import * as webhooks from './021-webhooks.ts';
 import * as alerts from './022-alerts.ts';
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '015-cap-table-overrides': capTableOverrides,
   '016-live-metrics-index': liveMetricsIndex,
   '017-auth-version': authVersion,
+  '018-document-search-vector': documentSearchVector,
   '020-events': events,
   '021-webhooks': webhooks,
   '022-alerts': alerts,

@@ -1,5 +1,7 @@
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { passage, trailingWordStart, WordFinder } from '../../core/search-text.ts';
 import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
@@ -54,7 +56,151 @@ export interface DocumentSearchRow {
   company_id: string;
   company_name: string;
   uploaded_at: string;
-  text: string;
+}
+
+/** Characters of a text read first when looking for a passage; the rest of the searched window only if needed. */
+const FIRST_READ = 20_000;
+/** Texts whose first characters one statement reads (SQLite reads each of them whole from disk). */
+const TEXTS_PER_READ = 20;
+/** Texts PostgreSQL reads at once for passages (SQLite reads on the one thread, one after another). */
+const PARALLEL_READS = 4;
+/** Characters kept before and after an occurrence, enough for its passage (width 160). */
+const CONTEXT = 200;
+
+/** Length in characters, as the databases count them (a UTF-16 surrogate pair is one). */
+function codePoints(text: string): number {
+  let pairs = 0;
+  for (const _ of text.matchAll(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)) pairs++;
+  return text.length - pairs;
+}
+
+/** The string index of the `n`th character of `text`. */
+function indexOfCodePoint(text: string, n: number): number {
+  if (!/[\uD800-\uDBFF]/.test(text)) return Math.min(n, text.length);
+  let i = 0;
+  for (let k = 0; k < n && i < text.length; k++) i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+  return i;
+}
+
+/** The first `length` characters of some documents' texts. */
+async function startsOf(
+  db: Knex,
+  documentIds: readonly string[],
+  length: number,
+): Promise<Map<string, string>> {
+  const rows = (await db('document_texts')
+    .whereIn('document_id', documentIds)
+    .select('document_id', db.raw('substr(text, 1, ?) as slice', [length]))) as {
+    document_id: string;
+    slice: string;
+  }[];
+  return new Map(rows.map((r) => [r.document_id, r.slice]));
+}
+
+/** `length` characters of a document's text from character `from` (0-based). */
+async function sliceOf(db: Knex, documentId: string, from: number, length: number): Promise<string> {
+  const row = (await db('document_texts')
+    .where('document_id', documentId)
+    .first(db.raw('substr(text, ?, ?) as slice', [from + 1, length]))) as { slice: string } | undefined;
+  return row?.slice ?? '';
+}
+
+/**
+ * The passage of a text that is plain ASCII up to the first place where a query word occurs as a
+ * substring of the lower-cased text, when that place is a whole word: the database finds the place and
+ * reads the few hundred characters around it, so a word far into a text costs no read of all before it.
+ * Undefined when that does not settle it (a character outside ASCII first, or a word outside ASCII).
+ * `from` is where the search starts, on a word boundary.
+ */
+async function passageFoundInDatabase(
+  db: Knex,
+  documentId: string,
+  finder: WordFinder,
+  from: number,
+): Promise<string | undefined> {
+  const words = finder.asciiWords;
+  if (words.length === 0) return undefined;
+  const pg = isPostgres(db);
+  const find = pg ? 'strpos' : 'instr';
+  const bytes = pg ? 'octet_length(substr(text, ?, ?))' : 'length(cast(substr(text, ?, ?) as blob))';
+  let at = from;
+  // A place inside a longer word ("churn" in "churning") is passed over, a few times at most.
+  for (let tries = 0; tries < 4 && at < SEARCHED_CHARS; tries++) {
+    const places = (await db('document_texts')
+      .where('document_id', documentId)
+      .first(
+        db.raw(
+          words.map((_, i) => `${find}(lower(substr(text, ?, ?)), ?) as p${i}`).join(', '),
+          words.flatMap((w) => [at + 1, SEARCHED_CHARS - at, w]),
+        ),
+      )) as Record<string, number | string> | undefined;
+    const found = words.map((_, i) => Number(places?.[`p${i}`] ?? 0)).filter((p) => p > 0);
+    if (found.length === 0) return undefined;
+    const place = at + Math.min(...found) - 1;
+    const start = Math.max(at, place - CONTEXT);
+    const row = (await db('document_texts')
+      .where('document_id', documentId)
+      .first(
+        db.raw(`substr(text, ?, ?) as around, ${bytes} as bytes`, [
+          start + 1,
+          place - start + 2 * CONTEXT,
+          at + 1,
+          place - at,
+        ]),
+      )) as { around: string; bytes: number | string };
+    if (Number(row.bytes) !== place - at) return undefined;
+    const text = row.around;
+    const boundary = start === from ? 0 : text.search(/[^\p{L}\p{N}]/u);
+    const hit = boundary === -1 ? undefined : finder.first(text, boundary);
+    if (hit?.start === place - start) {
+      const full = codePoints(text) === place - start + 2 * CONTEXT;
+      const to = Math.min(text.length, hit.end + CONTEXT);
+      return passage(text.slice(boundary, to), finder, undefined, {
+        before: start + boundary > 0,
+        after: to < text.length || full,
+      });
+    }
+    at = place + 1;
+  }
+  return undefined;
+}
+
+/**
+ * The passage of one text: reads its first FIRST_READ characters and, only when no word occurs there,
+ * the rest of the searched window (the database matched the text there, so a word occurs in it).
+ */
+async function passageOf(db: Knex, documentId: string, finder: WordFinder, start: string): Promise<string> {
+  let readFrom = 0;
+  let searchFrom = 0;
+  for (const end of [FIRST_READ, SEARCHED_CHARS]) {
+    const text = end === FIRST_READ ? start : await sliceOf(db, documentId, readFrom, end - readFrom);
+    // A slice as long as asked for may have more text after it.
+    const full = codePoints(text) === end - readFrom;
+    const last = end === SEARCHED_CHARS || !full;
+    const at = indexOfCodePoint(text, searchFrom - readFrom);
+    const hit = finder.first(text, at);
+    // A hit with too little text after it in this slice is taken again from the next, whole.
+    if (hit && (last || hit.end + CONTEXT <= text.length)) {
+      // The window starts on a word boundary so that a part of a word is never taken for a word.
+      let from = Math.max(at, hit.start - CONTEXT);
+      const boundary = text.slice(from, hit.start).search(/[^\p{L}\p{N}]/u);
+      from = boundary === -1 ? hit.start : from + boundary;
+      const to = Math.min(text.length, hit.end + CONTEXT);
+      return passage(text.slice(from, to), finder, undefined, {
+        before: readFrom + from > 0,
+        after: to < text.length || full,
+      });
+    }
+    if (last) break;
+    const resume = hit ? hit.start : trailingWordStart(text);
+    searchFrom = readFrom + codePoints(text.slice(0, resume));
+    readFrom = Math.max(0, searchFrom - CONTEXT);
+    const found = await passageFoundInDatabase(db, documentId, finder, searchFrom);
+    if (found !== undefined) return found;
+  }
+  // The database matched a word this finder does not see (its tokenizer differs in places): the text's start.
+  const head = start.slice(0, indexOfCodePoint(start, 2 * CONTEXT));
+  return passage(head, finder, undefined, { before: false, after: head.length < start.length });
 }
 
 /** Open jobs: never started, or started by a worker whose lease ran out (a seeded row has no lease). */
@@ -208,8 +354,8 @@ export function documentParsingRepo(db: Knex) {
       let rank: (qb: QB) => QB;
       if (isPostgres(db)) {
         const text = filter.words.join(' ');
-        // The same expression as the index, so the index serves the match.
-        const vector = `to_tsvector('simple', left(document_texts.text, ${SEARCHED_CHARS}))`;
+        // Stored when the text was written (migration 018) and indexed.
+        const vector = 'document_texts.search_vector';
         base.whereRaw(`${vector} @@ plainto_tsquery('simple', ?)`, [text]);
         // Normalised by length (1), as bm25 is on SQLite, so both databases rank alike.
         rank = (qb) => qb.orderByRaw(`ts_rank(${vector}, plainto_tsquery('simple', ?), 1) desc`, [text]);
@@ -236,9 +382,32 @@ export function documentParsingRepo(db: Knex) {
               'documents.company_id',
               'documents.uploaded_at',
               'companies.name as company_name',
-              'document_texts.text',
             ),
       );
+    },
+
+    /**
+     * A passage of each document's text around the first occurrence of any of `words` (see passage),
+     * reading slices of the texts, never a whole one: the starts of TEXTS_PER_READ texts at a time, and
+     * further only for a text without a word in its start. Other requests run between two texts.
+     */
+    async passages(documentIds: readonly string[], words: readonly string[]): Promise<Map<string, string>> {
+      const finder = new WordFinder(words);
+      const found = new Map<string, string>();
+      for (let i = 0; i < documentIds.length; i += TEXTS_PER_READ) {
+        const batch = documentIds.slice(i, i + TEXTS_PER_READ);
+        const starts = await startsOf(db, batch, FIRST_READ);
+        let next = 0;
+        const reader = async () => {
+          while (next < batch.length) {
+            const id = batch[next++]!;
+            await yieldToOthers();
+            found.set(id, await passageOf(db, id, finder, starts.get(id) ?? ''));
+          }
+        };
+        await Promise.all(Array.from({ length: isPostgres(db) ? PARALLEL_READS : 1 }, reader));
+      }
+      return found;
     },
   };
 }

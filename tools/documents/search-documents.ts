@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { passage, searchWords } from '../../core/search-text.ts';
+import { searchWords } from '../../core/search-text.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -34,12 +34,16 @@ export const searchDocuments = defineTool({
       { words, companyId: input.company_id },
       toPage(input),
     );
+    const passages = await ctx.repos.documentParsing.passages(
+      counted.rows.map((row) => row.id),
+      words,
+    );
     return pageResult(input, counted, (row) => ({
       id: row.id,
       name: row.name,
       company_id: row.company_id,
       company_name: row.company_name,
-      passage: passage(row.text, words),
+      passage: passages.get(row.id) ?? '',
     }));
   },
 });
