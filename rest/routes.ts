@@ -107,7 +107,7 @@ export const routes: readonly Route[] = [
     'Get the text of a document, a page at a time',
   ),
   get('/v1/notes/', listNotes, 'List the notes on a company', {
-    rename: { ...paging },
+    rename: { ...paging, from: 'from_date', to: 'to_date' },
     requireOneOf: company,
     envelope: 'page',
   }),

@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import type { RunningServer } from '../server/http.ts';
+import { listCompanies } from '../tools/companies/list-companies.ts';
+import { Company } from '../tools/schemas/company.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
@@ -198,3 +200,25 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe('the list_companies description', () => {
+  it('names the fields each company comes with, each one a field of the result', () => {
+    const named: Record<string, keyof typeof Company.shape> = {
+      id: 'id',
+      slug: 'slug',
+      sector: 'sector',
+      city: 'city',
+      status: 'status',
+      website: 'website',
+      currency: 'reporting_currency',
+      'fiscal year end': 'fiscal_year_end',
+      lead: 'investment_lead_id',
+      funds: 'invested_fund_ids',
+    };
+    for (const [words, field] of Object.entries(named)) {
+      expect(listCompanies.description, words).to.include(words);
+      expect(Company.shape, field).to.have.property(field);
+    }
+    expect(listCompanies.description.length).to.be.at.most(200);
+  });
+});

@@ -631,7 +631,7 @@ for (const dialect of dialects) {
             tried.rest += 1;
             if (carriesMib(c.query) || carriesMib(c.body)) tried.mib += 1;
             let i = 0;
-            const basePath = restRequest(route, baseInput(tool, w.own)).path.split('?');
+            const basePath = restRequest(route, baseInput(tool, w.own, route.requireOneOf)).path.split('?');
             const path = route.path.replace(/:(\w+)/g, () => c.pathIds[i++] ?? '');
             const baseQuery = c.base && basePath[1] ? `${basePath[1]}&` : '';
             const query = baseQuery + encodeQuery(c.query);
@@ -666,7 +666,7 @@ for (const dialect of dialects) {
         );
         // A valid request still works after all that (on the own datum, undeleted if a call deleted it).
         await restoreOwnDatum();
-        const valid = restRequest(route, baseInput(tool, w.own));
+        const valid = restRequest(route, baseInput(tool, w.own, route.requireOneOf));
         const after = await api(server.url, valid.path, {
           token: w.roles.admin.rest,
           method: valid.method,

@@ -26,6 +26,7 @@ interface Request {
   not_started_count: number;
   partially_complete_count: number;
   past_due_count: number;
+  unanswered_count: number;
 }
 
 const bucket = (status: string) => {
@@ -48,7 +49,7 @@ for (const dialect of dialects) {
         }
       ).structuredContent;
 
-    async function allReports(requestId: string) {
+    async function allReports(requestId: string, filter: Record<string, unknown> = {}) {
       const reports: Report[] = [];
       let without: { company_id: string; company_name: string; reason: string }[] = [];
       for (let page = 1; ; page++) {
@@ -56,7 +57,7 @@ for (const dialect of dialects) {
           has_more: boolean;
           results: Report[];
           companies_without_report?: typeof without;
-        }>('list_information_reports', { information_request_id: requestId, page });
+        }>('list_information_reports', { information_request_id: requestId, page, ...filter });
         reports.push(...out.results);
         without = out.companies_without_report ?? [];
         if (!out.has_more) break;
@@ -95,6 +96,50 @@ for (const dialect of dialects) {
         checked += reports.length;
       }
       expect(checked).to.be.greaterThan(0);
+    });
+
+    it('counts as unanswered the reports not submitted yet', async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      let unanswered = 0;
+      for (const request of requests) {
+        const { reports } = await allReports(request.id);
+        const expected = reports.filter((r) => r.submitted_at === null).length;
+        expect(request.unanswered_count, request.id).to.equal(expected);
+        unanswered += expected;
+      }
+      expect(unanswered).to.be.greaterThan(0);
+    });
+
+    it("filters reports by status, each status giving as many reports as the request's count", async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      const countOf = {
+        completed: 'completed_count',
+        'partially-complete': 'partially_complete_count',
+        'in-progress': 'in_progress_count',
+        'not-started': 'not_started_count',
+      } as const;
+      for (const request of requests) {
+        for (const [status, field] of Object.entries(countOf)) {
+          const { reports } = await allReports(request.id, { status });
+          expect(reports.length, `${request.id} ${status}`).to.equal(request[field]);
+          for (const r of reports) expect(bucket(r.status)).to.equal(status);
+        }
+      }
+    });
+
+    it('filters reports by lateness exactly as is_late says, late submissions included', async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      let submittedLate = 0;
+      for (const request of requests) {
+        const { reports } = await allReports(request.id);
+        const late = await allReports(request.id, { late: true });
+        const onTime = await allReports(request.id, { late: false });
+        const ids = (list: Report[]) => list.map((r) => JSON.stringify(r)).sort();
+        expect(ids(late.reports), request.id).to.deep.equal(ids(reports.filter((r) => r.is_late)));
+        expect(ids(onTime.reports), request.id).to.deep.equal(ids(reports.filter((r) => !r.is_late)));
+        submittedLate += late.reports.filter((r) => r.submitted_at !== null).length;
+      }
+      expect(submittedLate, 'the demo data has reports submitted after their due date').to.be.greaterThan(0);
     });
 
     it('gives each report its company name, the due date and whether it is late', async () => {

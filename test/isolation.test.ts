@@ -76,6 +76,8 @@ function lacksPermission(tool: AnyTool, user: FixtureUser): boolean {
 interface Endpoint {
   label: string;
   tool: AnyTool;
+  /** Fields the REST route needs one of, beyond the tool's own required fields. */
+  oneOf?: readonly string[];
   call(base: string, role: FixtureUser, input: Record<string, unknown>, token?: string): Promise<Answer>;
 }
 
@@ -83,6 +85,7 @@ function restEndpoint(route: Route): Endpoint {
   return {
     label: `${route.method} ${route.path}`,
     tool: route.tool as AnyTool,
+    oneOf: route.requireOneOf,
     async call(base, role, input, token) {
       const req = restRequest(route, input);
       const res = await api(base, req.path, { token: role.rest, method: req.method, body: req.body });
@@ -211,7 +214,7 @@ for (const dialect of dialects) {
         const before = await firmBState();
         for (const roleName of ROLES) {
           const role = w.roles[roleName];
-          const base = baseInput(tool, w.own);
+          const base = baseInput(tool, w.own, endpoint.oneOf);
           const denied = lacksPermission(tool, role);
 
           // The caller's own objects: a success (or 403 without the permission) that shows nothing hidden.

@@ -535,6 +535,7 @@ for (const dialect of dialects) {
           name: 'Beta update.pdf',
           link: `${server.url}/v1/documents/${data.documents.beta}/download/`,
           company_id: fx.companies.beta.id,
+          company_name: fx.companies.beta.name,
           information_request_id: data.requests.pastDue,
           parse_state: 'in-progress',
           parsed_at: null,
@@ -544,6 +545,22 @@ for (const dialect of dialects) {
         });
         expect(res.body.results[2].information_request_id).to.equal('');
         assertReference('main', 'LibraryDocument', ...res.body.results);
+      });
+
+      it("names each document's company", async () => {
+        const res = await get('/v1/documents/');
+        const names = new Map(Object.values(fx.companies).map((c) => [c.id, c.name]));
+        expect(res.body.results.length).to.be.greaterThan(0);
+        for (const d of res.body.results) expect(d.company_name, d.id).to.equal(names.get(d.company_id));
+        const acme = { company_id: fx.companies.acme.id };
+        const detailed = await callTool(mcp, 'list_documents', { ...acme, response_format: 'detailed' });
+        expect(detailed.data.results.map((d: Json) => d.company_name)).to.deep.equal([
+          fx.companies.acme.name,
+          fx.companies.acme.name,
+        ]);
+        // The concise form states a name every result shares once.
+        const concise = await callTool(mcp, 'list_documents', acme);
+        expect(concise.data.same_in_every_result.company_name).to.equal(fx.companies.acme.name);
       });
 
       it('filters by company_id, parse_state and source', async () => {
@@ -702,6 +719,34 @@ for (const dialect of dialects) {
         expect(ids(other.body)).to.deep.equal([data.notes.zeta]);
       });
 
+      it('filters by creation date with from and to, both inclusive whole days', async () => {
+        const acme = `/v1/notes/?company_id=${fx.companies.acme.id}`;
+        const day = await get(`${acme}&from=2026-02-01&to=2026-02-01`);
+        expect(ids(day.body)).to.deep.equal([data.notes.acmeNew]);
+        const from = await get(`${acme}&from=2026-01-02`);
+        expect(ids(from.body)).to.deep.equal([data.notes.acmeNew]);
+        const to = await get(`${acme}&to=2026-01-01`);
+        expect(ids(to.body)).to.deep.equal([data.notes.acmeOld]);
+        const none = await get(`${acme}&from=2026-03-01`);
+        expect(none.status).to.equal(200);
+        expect(none.body.count).to.equal(0);
+      });
+
+      it('rejects bad dates and from after to, naming the REST field', async () => {
+        const acme = `/v1/notes/?company_id=${fx.companies.acme.id}`;
+        await expectBad(`${acme}&from=2026-02-30`, 'from');
+        await expectBad(`${acme}&to=soon`, 'to');
+        await expectBad(`${acme}&from=2026-02-02&to=2026-02-01`, 'from');
+      });
+
+      it('filters notes of every company by from_date and to_date over MCP', async () => {
+        const jan = await callTool(mcp, 'list_notes', { from_date: '2026-01-01', to_date: '2026-01-31' });
+        expect(jan.data.results.map((n: Named) => n.id)).to.deep.equal([data.notes.beta, data.notes.acmeOld]);
+        const bad = await callTool(mcp, 'list_notes', { from_date: '2026-02-01', to_date: '2026-01-01' });
+        expect(bad.isError).to.equal(true);
+        expect(bad.text).to.match(/from_date/);
+      });
+
       it('visits each note once when following next', async () => {
         const all = await walk(`/v1/notes/?company_id=${fx.companies.acme.id}`, 1);
         expect(all.map((n) => n.id)).to.deep.equal([data.notes.acmeNew, data.notes.acmeOld]);
@@ -839,12 +884,14 @@ for (const dialect of dialects) {
           r.not_started_count,
           r.partially_complete_count,
           r.past_due_count,
+          r.unanswered_count,
         ];
-        expect(counts(open)).to.deep.equal([1, 1, 0, 1, 0]);
-        expect(counts(budget)).to.deep.equal([0, 0, 0, 0, 0]);
+        // unanswered_count: reports not submitted (acme's in_progress one of the open request).
+        expect(counts(open)).to.deep.equal([1, 1, 0, 1, 0, 1]);
+        expect(counts(budget)).to.deep.equal([0, 0, 0, 0, 0, 0]);
         // Due 2026-01-31, before the clock's 2026-06-01: whatever is not completed is past due.
         // Counters tally the reports' own statuses; past_due_count overlaps them.
-        expect(counts(pastDue)).to.deep.equal([1, 1, 1, 0, 2]);
+        expect(counts(pastDue)).to.deep.equal([1, 1, 1, 0, 2, 2]);
         expect(pastDue.requested_documents.map((d: Json) => [d.name, d.optional])).to.deep.equal([
           ['Balance sheet', false],
           ['P&L', true],
@@ -939,6 +986,48 @@ for (const dialect of dialects) {
           `/v1/information-reports/?information_request_id=${data.requests.open}&company_id=${fx.companies.beta.id}`,
         );
         expect(ids(both.body)).to.deep.equal([data.reports.betaOpen]);
+      });
+
+      it('filters by status, an in_progress spelling counting as in-progress', async () => {
+        const byStatus = async (status: string) =>
+          ids((await get(`/v1/information-reports/?status=${status}`)).body);
+        expect(await byStatus('in-progress')).to.deep.equal([
+          data.reports.acmeOpen,
+          data.reports.betaPastDue,
+        ]);
+        expect(await byStatus('not-started')).to.deep.equal([data.reports.gammaPastDue]);
+        expect(await byStatus('partially-complete')).to.deep.equal([data.reports.betaOpen]);
+        expect(await byStatus('completed')).to.deep.equal([data.reports.gammaOpen, data.reports.acmePastDue]);
+        const tool = await callTool(mcp, 'list_information_reports', {
+          status: 'in-progress',
+          information_request_id: data.requests.open,
+        });
+        expect(tool.data.results.map((r: Named) => r.id)).to.deep.equal([data.reports.acmeOpen]);
+      });
+
+      it('filters by lateness: unsubmitted past the due date is late, submitted on time or not yet due is not', async () => {
+        const late = await get('/v1/information-reports/?late=true');
+        expect(ids(late.body)).to.deep.equal([data.reports.gammaPastDue, data.reports.betaPastDue]);
+        expect(late.body.results.every((r: Json) => r.is_late === true)).to.equal(true);
+        const onTime = await get('/v1/information-reports/?late=false');
+        expect(ids(onTime.body)).to.deep.equal([
+          data.reports.gammaOpen,
+          data.reports.betaOpen,
+          data.reports.acmePastDue,
+          data.reports.acmeOpen,
+        ]);
+        const lateInProgress = await get('/v1/information-reports/?late=1&status=in-progress');
+        expect(ids(lateInProgress.body)).to.deep.equal([data.reports.betaPastDue]);
+        const tool = await callTool(mcp, 'list_information_reports', {
+          late: false,
+          company_id: fx.companies.gamma.id,
+        });
+        expect(tool.data.results.map((r: Named) => r.id)).to.deep.equal([data.reports.gammaOpen]);
+      });
+
+      it('rejects an unknown status and a late that is not a boolean, naming each', async () => {
+        await expectBad('/v1/information-reports/?status=done', 'status');
+        await expectBad('/v1/information-reports/?late=maybe', 'late');
       });
 
       it('answers 404 for ids of another firm, outside access, or unknown', async () => {

@@ -18,6 +18,11 @@ export interface DocumentRow {
   source: string;
 }
 
+/** A document as listed: with its company's name. */
+export interface ListedDocumentRow extends DocumentRow {
+  company_name: string;
+}
+
 export interface DocumentFileRow {
   id: string;
   filename: string;
@@ -38,7 +43,7 @@ export interface DocumentFilter {
 
 export function documentsRepo(db: Knex) {
   return {
-    async list(scope: Scope, filter: DocumentFilter, page: Page): Promise<Counted<DocumentRow>> {
+    async list(scope: Scope, filter: DocumentFilter, page: Page): Promise<Counted<ListedDocumentRow>> {
       const base = scoped(db('documents'), scope, 'documents');
       if (filter.companyId) base.where('documents.company_id', filter.companyId);
       if (filter.parseState) base.where('documents.parse_state', filter.parseState);
@@ -46,8 +51,14 @@ export function documentsRepo(db: Knex) {
       // Instants are ISO text, so comparing with a bare date compares with that day's start.
       if (filter.uploadedFrom) base.where('documents.uploaded_at', '>=', filter.uploadedFrom);
       if (filter.uploadedBefore) base.where('documents.uploaded_at', '<', filter.uploadedBefore);
-      return countAndPage<DocumentRow>(base, page, (qb) =>
-        qb.orderBy([{ column: 'documents.uploaded_at', order: 'desc' }, { column: 'documents.id' }]),
+      return countAndPage<ListedDocumentRow>(
+        base,
+        page,
+        (qb) => qb.orderBy([{ column: 'documents.uploaded_at', order: 'desc' }, { column: 'documents.id' }]),
+        (qb) =>
+          qb
+            .join('companies', 'companies.id', 'documents.company_id')
+            .select('documents.*', 'companies.name as company_name'),
       );
     },
     /** The stored file of a visible document, with the name to download it under. */

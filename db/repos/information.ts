@@ -62,7 +62,23 @@ export interface ReportStatusCount {
   information_request_id: string;
   status: string;
   count: number;
+  /** Of those, the reports not submitted yet. */
+  unsubmitted: number;
 }
+
+export interface ReportFilter {
+  companyId?: string;
+  requestId?: string;
+  /** Statuses to keep, or (with `excludeStatuses`) to leave out, compared as `normalStatus` does. */
+  statuses?: readonly string[];
+  excludeStatuses?: readonly string[];
+  /** Late (submitted after the due date, or unsubmitted past it) or not, as of `today` (YYYY-MM-DD). */
+  late?: { late: boolean; today: string };
+}
+
+/** A report status in lower case with `-` for `_`, so `In_Progress` is `in-progress`. */
+const NORMAL_STATUS = "replace(lower(trim(information_reports.status)), '_', '-')";
+const SUBMITTED_DAY = 'substr(information_reports.submitted_at, 1, 10)';
 
 function groupBy<T extends Record<K, string>, K extends keyof T>(rows: T[], key: K): Map<string, T[]> {
   const out = new Map<string, T[]>();
@@ -125,22 +141,48 @@ export function informationRepo(db: Knex) {
         .whereIn('information_reports.information_request_id', requestIds)
         .groupBy('information_reports.information_request_id', 'information_reports.status')
         .select('information_reports.information_request_id', 'information_reports.status')
-        .count({ count: '*' })) as {
+        .count({ count: '*' })
+        .select(
+          db.raw('sum(case when information_reports.submitted_at is null then 1 else 0 end) as unsubmitted'),
+        )) as {
         information_request_id: string;
         status: string;
         count: number | string;
+        unsubmitted: number | string;
       }[];
-      return rows.map((r) => ({ ...r, count: Number(r.count) }));
+      return rows.map((r) => ({ ...r, count: Number(r.count), unsubmitted: Number(r.unsubmitted) }));
     },
     /** Visible reports, newest submission first and unsubmitted ones last. */
-    async listReports(
-      scope: Scope,
-      filter: { companyId?: string; requestId?: string },
-      page: Page,
-    ): Promise<Counted<ListedReportRow>> {
-      const base = scoped(db('information_reports'), scope, 'information_reports');
+    async listReports(scope: Scope, filter: ReportFilter, page: Page): Promise<Counted<ListedReportRow>> {
+      const base = scoped(db('information_reports'), scope, 'information_reports').join(
+        'information_requests',
+        'information_requests.id',
+        'information_reports.information_request_id',
+      );
       if (filter.companyId) base.where('information_reports.company_id', filter.companyId);
       if (filter.requestId) base.where('information_reports.information_request_id', filter.requestId);
+      const statusList = (list: readonly string[]) => list.map(() => '?').join(', ');
+      if (filter.statuses)
+        base.whereRaw(`${NORMAL_STATUS} in (${statusList(filter.statuses)})`, [...filter.statuses]);
+      if (filter.excludeStatuses)
+        base.whereRaw(`${NORMAL_STATUS} not in (${statusList(filter.excludeStatuses)})`, [
+          ...filter.excludeStatuses,
+        ]);
+      if (filter.late) {
+        const { late, today } = filter.late;
+        const due = 'information_requests.due_date';
+        base.where((qb) =>
+          qb
+            .where((q) =>
+              q.whereNull('information_reports.submitted_at').where(due, late ? '<' : '>=', today),
+            )
+            .orWhere((q) =>
+              q
+                .whereNotNull('information_reports.submitted_at')
+                .whereRaw(`${SUBMITTED_DAY} ${late ? '>' : '<='} ${due}`),
+            ),
+        );
+      }
       return countAndPage<ListedReportRow>(
         base,
         page,
@@ -154,11 +196,6 @@ export function informationRepo(db: Knex) {
         (qb) =>
           qb
             .join('companies', 'companies.id', 'information_reports.company_id')
-            .join(
-              'information_requests',
-              'information_requests.id',
-              'information_reports.information_request_id',
-            )
             .select(
               'information_reports.*',
               'companies.name as company_name',

@@ -21,6 +21,10 @@ export interface NoteWithAuthor extends NoteRow {
 
 export interface NoteFilter {
   companyId?: string;
+  /** Inclusive lower bound on created_at (a date is that day's start). */
+  createdFrom?: string;
+  /** Exclusive upper bound on created_at. */
+  createdBefore?: string;
   /** Oldest first (asc) or newest first (desc, the default). */
   createdAt?: 'asc' | 'desc';
 }
@@ -44,6 +48,8 @@ export function notesRepo(db: Knex) {
     async list(scope: Scope, filter: NoteFilter, page: Page): Promise<Counted<NoteWithAuthor>> {
       const base = scoped(db('notes'), scope, 'notes');
       if (filter.companyId) base.where('notes.company_id', filter.companyId);
+      if (filter.createdFrom) base.where('notes.created_at', '>=', filter.createdFrom);
+      if (filter.createdBefore) base.where('notes.created_at', '<', filter.createdBefore);
       return countAndPage<NoteWithAuthor>(
         base,
         page,

@@ -992,13 +992,21 @@ function isOptional(schema: unknown): boolean {
 
 /**
  * A valid input for a tool over the caller's own objects: every required field, plus the company
- * anchor and the change fields when the tool has them. Throws for a required field nobody knows.
+ * anchor and the change fields when the tool has them. `oneOf` is a REST route's `requireOneOf`:
+ * the route needs the first of them even where the tool does not. Throws for a required field
+ * nobody knows.
  */
-export function baseInput(tool: { name: string; input: { shape: Record<string, unknown> } }, own: Side) {
+export function baseInput(
+  tool: { name: string; input: { shape: Record<string, unknown> } },
+  own: Side,
+  oneOf: readonly string[] = [],
+) {
   const input: Record<string, unknown> = {};
+  const routeNeeds = oneOf.find((field) => field in tool.input.shape);
   for (const [field, schema] of Object.entries(tool.input.shape)) {
     const known = REFERENCE_FIELDS[field]?.[0];
-    const wanted = !isOptional(schema) || ANCHORS.includes(field) || field in EXTRA_FIELDS;
+    const wanted =
+      !isOptional(schema) || ANCHORS.includes(field) || field === routeNeeds || field in EXTRA_FIELDS;
     if (!wanted) continue;
     if (known) input[field] = fitField(schema, known.value(own, own));
     else if (EXTRA_FIELDS[field]) input[field] = EXTRA_FIELDS[field]();

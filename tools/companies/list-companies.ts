@@ -8,7 +8,7 @@ export const listCompanies = defineTool({
   name: 'list_companies',
   title: 'List portfolio companies',
   description:
-    'Lists the portfolio companies you can see, by name, with their ids. To filter by name, sector or city use search_companies.',
+    'The portfolio companies you can see, by name: id, slug, sector, city, status, website, currency, fiscal year end, lead, funds. By sector or city: search_companies.',
   input: z.object({
     ...pageFields,
     ids: z.array(z.string()).optional().describe('Only these company ids; unknown ids are simply absent.'),

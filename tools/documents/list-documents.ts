@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
-import { isoDateField, nextDay } from '../schemas/dates.ts';
+import { checkDateRange, isoDateField, nextDay } from '../schemas/dates.ts';
 import { DOCUMENT_SOURCES, Document, PARSE_STATES, toDocument } from '../schemas/document.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -23,11 +23,7 @@ export const listDocuments = defineTool({
       to_date: isoDateField('Only documents uploaded on or before this date (UTC).'),
       source: z.enum(DOCUMENT_SOURCES).optional().describe('Only documents that came from this source.'),
     })
-    .superRefine((input, issue) => {
-      if (input.from_date && input.to_date && input.from_date > input.to_date) {
-        issue.addIssue({ code: 'custom', path: ['from_date'], message: 'must not be after to_date' });
-      }
-    }),
+    .superRefine(checkDateRange),
   output: listOf(Document),
   annotations: readOnly,
   permission: 'documents',

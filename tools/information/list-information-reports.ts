@@ -3,7 +3,12 @@ import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { utcDate } from '../schemas/dates.ts';
-import { InformationReport, toInformationReport } from '../schemas/information.ts';
+import {
+  InformationReport,
+  REPORT_STATUSES,
+  reportStatusFilter,
+  toInformationReport,
+} from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 export const listInformationReports = defineTool({
@@ -23,6 +28,8 @@ export const listInformationReports = defineTool({
       .min(1)
       .optional()
       .describe('Only reports answering this information request (from list_information_requests).'),
+    status: z.enum(REPORT_STATUSES).optional().describe('Only reports in this status.'),
+    late: z.boolean().optional().describe('true: only late (is_late); false: only on time.'),
   }),
   output: listOf(InformationReport).extend({
     companies_without_report: z
@@ -50,13 +57,18 @@ export const listInformationReports = defineTool({
         `no information request with id ${input.information_request_id}; call list_information_requests for valid ids`,
       );
     }
+    const today = utcDate(ctx.clock.now());
     const counted = await repos.information.listReports(
       principal.scope,
-      { companyId: input.company_id, requestId: input.information_request_id },
+      {
+        companyId: input.company_id,
+        requestId: input.information_request_id,
+        ...reportStatusFilter(input.status),
+        late: input.late === undefined ? undefined : { late: input.late, today },
+      },
       toPage(input),
     );
     const items = await repos.information.reportItems(counted.rows.map((r) => r.id));
-    const today = utcDate(ctx.clock.now());
     const result = pageResult(input, counted, (row) =>
       toInformationReport(row, items.documents.get(row.id) ?? [], items.metrics.get(row.id) ?? [], today),
     );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cleanFileName } from '../../core/file-name.ts';
-import type { DocumentRow } from '../../db/repos/documents.ts';
+import type { ListedDocumentRow } from '../../db/repos/documents.ts';
 
 export const PARSE_STATES = [
   'not-started',
@@ -22,6 +22,7 @@ export const Document = z.object({
   name: z.string(),
   link: z.string().describe('Authenticated download URL of the stored file (send the same bearer token).'),
   company_id: z.string(),
+  company_name: z.string(),
   information_request_id: z
     .string()
     .describe('Information request the document answered; empty when it did not come from one.'),
@@ -37,13 +38,14 @@ export function documentLink(publicUrl: string, id: string): string {
   return `${publicUrl}/v1/documents/${encodeURIComponent(id)}/download/`;
 }
 
-export function toDocument(publicUrl: string, row: DocumentRow): Document {
+export function toDocument(publicUrl: string, row: ListedDocumentRow): Document {
   return {
     id: row.id,
     // Names stored before they were cleaned on the way in are cleaned on the way out.
     name: cleanFileName(row.name),
     link: documentLink(publicUrl, row.id),
     company_id: row.company_id,
+    company_name: row.company_name,
     information_request_id: row.information_request_id ?? '',
     parse_state: row.parse_state as Document['parse_state'],
     parsed_at: row.parsed_at,

@@ -31,6 +31,7 @@ export const InformationRequest = z.object({
     .number()
     .int()
     .describe('Reports not completed once the due date has passed; each also counts under its own status.'),
+  unanswered_count: z.number().int().describe('Reports not submitted yet, whatever their status.'),
   requested_documents: z.array(RequestedItem),
   requested_metrics: z.array(RequestedItem),
 });
@@ -70,6 +71,17 @@ export const InformationReport = z.object({
 });
 export type InformationReport = z.infer<typeof InformationReport>;
 
+/** The report statuses the counts know; any other unfinished status counts as not-started. */
+export const REPORT_STATUSES = ['completed', 'partially-complete', 'in-progress', 'not-started'] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+
+/** A status filter as the repository takes it: not-started is every status the others are not. */
+export function reportStatusFilter(status: ReportStatus | undefined) {
+  if (status === undefined) return {};
+  if (status !== 'not-started') return { statuses: [status] };
+  return { excludeStatuses: REPORT_STATUSES.filter((s) => s !== 'not-started') };
+}
+
 /** Statuses are compared without regard to case or to `-` versus `_`. */
 function normalize(status: string): string {
   return status.trim().toLowerCase().replace(/_/g, '-');
@@ -86,6 +98,7 @@ type Counts = Pick<
   | 'not_started_count'
   | 'partially_complete_count'
   | 'past_due_count'
+  | 'unanswered_count'
 >;
 
 /**
@@ -99,9 +112,11 @@ export function reportCounts(dueDate: string, today: string, statuses: ReportSta
     not_started_count: 0,
     partially_complete_count: 0,
     past_due_count: 0,
+    unanswered_count: 0,
   };
   const pastDue = dueDate < today;
-  for (const { status, count } of statuses) {
+  for (const { status, count, unsubmitted } of statuses) {
+    counts.unanswered_count += unsubmitted;
     if (!isCompleted(status) && pastDue) counts.past_due_count += count;
     if (isCompleted(status)) counts.completed_count += count;
     else if (normalize(status) === 'in-progress') counts.in_progress_count += count;
