@@ -19,12 +19,11 @@ import type {
   ShareClassRef,
   StoredMoney,
 } from '../../db/repos/cap-table.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { addSecurities as addSecurityRecords } from '../../services/cap-table.ts';
 import { defineTool } from '../define.ts';
 import { decimalInput, MoneyInput } from '../schemas/money.ts';
 import { Transaction, toTransaction } from '../schemas/transaction.ts';
 import {
-  changes,
   checkCompany,
   checkMoney,
   fail,
@@ -315,24 +314,7 @@ export const addTransactions = defineTool({
       t.investment_amount = rated[2 * i]!;
       t.proceeds = rated[2 * i + 1]!;
     });
-    await inTransaction(ctx.repos, async (repos) => {
-      await repos.capTable.addSecurities(ctx.principal.firm.id, newSecurities);
-      await repos.capTable.addTransactions(ctx.principal.firm.id, transactions);
-      await repos.changeLog.record(
-        ...changes(
-          ctx,
-          'securities',
-          now,
-          newSecurities.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
-        ),
-        ...changes(
-          ctx,
-          'transactions',
-          now,
-          transactions.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
-        ),
-      );
-    });
+    await addSecurityRecords(ctx, newSecurities, transactions, now);
 
     const created = await ctx.repos.capTable.transactions(scope, {
       transactionIds: transactions.map((t) => t.id),
