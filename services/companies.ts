@@ -17,12 +17,15 @@ export type NewCompanyFields = Pick<
   'name' | 'description' | 'city' | 'sector' | 'fiscal_year_end' | 'website' | 'logo_url'
 >;
 
+/** A company as written: the stored row, or the columns an import sets. */
+export type CompanyRecord = { id: string } & { [K in keyof CompanyRow]?: CompanyRow[K] | null };
+
 function notFound(id: string): NotFound {
   return new NotFound(`no company with id ${id}; call list_companies or search_companies for valid ids`);
 }
 
 /** The event data of a company: the record as it is, without the firm. */
-export function companyData(company: CompanyRow): Record<string, unknown> {
+export function companyData(company: CompanyRecord): Record<string, unknown> {
   const { firm_id: _firm, ...data } = company;
   return data;
 }
@@ -30,7 +33,7 @@ export function companyData(company: CompanyRow): Record<string, unknown> {
 /** Records a company written by any path (a tool, the importer): its change-log row and event. */
 export async function recordCompany(
   r: Recorder,
-  company: CompanyRow,
+  company: CompanyRecord,
   action: 'create' | 'update',
   changes: Record<string, unknown>,
 ): Promise<void> {

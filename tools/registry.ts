@@ -30,6 +30,7 @@ import { getDocumentContent } from './documents/get-document-content.ts';
 import { listDocuments } from './documents/list-documents.ts';
 import { searchDocuments } from './documents/search-documents.ts';
 import { uploadDocument } from './documents/upload-document.ts';
+import { listChanges } from './events/list-changes.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
 import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
@@ -81,6 +82,8 @@ export const registry: readonly AnyTool[] = [
   getCustomColumns,
   getCustomColumnOptions,
   updateCustomColumnValues,
+  // Changes
+  listChanges,
   // Information requests and reports
   listInformationRequests,
   listInformationReports,
