@@ -299,6 +299,9 @@ for (const dialect of dialects) {
       const badCursor = await call('GET', '/v1/events/?after=not-a-cursor');
       expect(badCursor.status).to.equal(400);
       expect(badCursor.body.errors.map((e: { field: string }) => e.field)).to.deep.equal(['after']);
+      const badSince = await call('GET', '/v1/events/?since=yesterday');
+      expect(badSince.status).to.equal(400);
+      expect(badSince.body.errors.map((e: { field: string }) => e.field)).to.deep.equal(['since']);
       const clamped = await call('GET', '/v1/events/?page_size=1000');
       expect(clamped.status).to.equal(200);
       expect(clamped.body.results.length).to.be.at.most(100);

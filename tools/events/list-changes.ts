@@ -39,6 +39,19 @@ function typesOf(given: readonly string[] | undefined): string[] | undefined {
   return types;
 }
 
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/;
+
+function instant(since: string): string {
+  const at = new Date(since);
+  if (!DATE_TIME.test(since) || Number.isNaN(at.getTime())) {
+    throw InvalidInput.field(
+      'since',
+      'must be an ISO 8601 date-time with its offset, such as 2026-06-01T00:00:00Z',
+    );
+  }
+  return at.toISOString();
+}
+
 const Event = z.object({
   id: z.string(),
   type: z.string().describe('company.created, metric.updated, note.created …'),
@@ -74,9 +87,8 @@ export const listChanges = defineTool({
   name: 'list_changes',
   title: 'List changes',
   description:
-    'What changed, oldest first in commit order: created and updated companies, metric data (one event per ' +
-    'company, category and cadence of a write, with its count and date range), notes, documents, cap table. ' +
-    'Narrow by company_id and types; start at since (a date-time) or after (next_cursor of a previous call).',
+    'What changed (companies, metrics, notes, documents, cap table), oldest first: a metric write is one ' +
+    'event per company, category and cadence with its count and dates. Start at since or after (next_cursor).',
   input: z.object({
     after: z.string().min(1).optional().describe('next_cursor of a previous answer: only later events.'),
     since: z.iso
@@ -107,7 +119,7 @@ export const listChanges = defineTool({
       afterSeq,
       types,
       excludeTypes: principal.user.can_view_documents ? undefined : DOCUMENT_EVENT_TYPES,
-      since: input.since && new Date(input.since).toISOString(),
+      since: input.since === undefined ? undefined : instant(input.since),
       companyId: company?.id,
       // A user limited to some companies sees their events only, never firm-wide ones.
       companyIds: principal.scope.companyIds ?? undefined,
