@@ -20,7 +20,7 @@ import { datumKey, type NewDatum, type ValueChange } from '../db/repos/metric-wr
 import { bool, chunk } from '../db/repos/util.ts';
 import { type Recorder, record, SYSTEM_ACTOR } from './changes.ts';
 import { recordCompany } from './companies.ts';
-import { type ChangedDatum, metricEvents } from './metric-events.ts';
+import { MetricEventSummary } from './metric-events.ts';
 import { recordNotes } from './notes.ts';
 
 /** One thing wrong with the input, located as the user can find it (`line 7`, `metrics[3]`). */
@@ -620,7 +620,7 @@ async function writeMetrics(
 ): Promise<void> {
   const firm = { id: recorder.firmId };
   const now = recorder.at;
-  const changed: ChangedDatum[] = [];
+  const summary = new MetricEventSummary();
   const live = await repos.metricWrites.liveData(
     firm.id,
     metrics.map((m) => m.companyId),
@@ -638,18 +638,33 @@ async function writeMetrics(
         budget_id: budgetId,
       };
       const current = live.get(datumKey(datum));
-      const summary = { companyId, category, cadence: item.cadence, date: item.date, budgetId };
+      const { cadence, date, value, currency } = item;
       if (!current) {
         const id = newId();
-        inserts.push({ ...datum, id, value: item.value, currency: item.currency, detailed_source: 'import' });
-        changed.push({ ...summary, type: 'metric.created', id, value: item.value, currency: item.currency });
-      } else if (current.value !== item.value || (current.currency ?? null) !== item.currency) {
-        changed.push({
-          ...summary,
+        inserts.push({ ...datum, id, value, currency, detailed_source: 'import' });
+        summary.add({
+          type: 'metric.created',
+          companyId,
+          category,
+          cadence,
+          date,
+          budgetId,
+          id,
+          value,
+          currency,
+        });
+      } else if (current.value !== value || (current.currency ?? null) !== currency) {
+        const id = current.id;
+        summary.add({
           type: 'metric.updated',
-          id: current.id,
-          value: item.value,
-          currency: item.currency,
+          companyId,
+          category,
+          cadence,
+          date,
+          budgetId,
+          id,
+          value,
+          currency,
         });
         changes.push({
           id: current.id,
@@ -667,7 +682,7 @@ async function writeMetrics(
     tally('skipped', slice.length - inserts.length - changes.length);
   }
   // One event per company, category, cadence and budget of the import, however many points it wrote.
-  await record(recorder, ...metricEvents(changed));
+  await record(recorder, ...summary.recorded());
 }
 
 /** Notes have no key of their own: the same author, company and text (and time, when given) is the same note. */
