@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock.ts';
+import { companyNotFound, throwIfUnknownCompany } from '../core/errors.ts';
 import type { Principal, Scope } from '../core/principal.ts';
 import type { ChangeAction } from '../db/repos/change-log.ts';
+import type { CompanyRow } from '../db/repos/companies.ts';
 import type { ActorType, NewEvent } from '../db/repos/events.ts';
 import { inTransaction, type Repos } from '../db/repos/index.ts';
 
@@ -95,4 +97,14 @@ export function withRecorder<T>(
 
 export function scopeOf(ctx: ServiceContext): Scope {
   return ctx.principal.scope;
+}
+
+/**
+ * The company a write touches, when the caller may see it: another firm's, or one outside a limited
+ * user's list, is a 404 naming `field`, as a read of it is.
+ */
+export async function writableCompany(ctx: ServiceContext, id: string, field: string): Promise<CompanyRow> {
+  const company = (await ctx.repos.companies.names(ctx.principal.scope, [id])).get(id);
+  if (!company) throwIfUnknownCompany([companyNotFound(field, id)]);
+  return company!;
 }

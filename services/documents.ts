@@ -1,6 +1,5 @@
 import { newId } from '../db/ids.ts';
-import type { CompanyRow } from '../db/repos/companies.ts';
-import { record, type ServiceContext, withRecorder } from './changes.ts';
+import { record, type ServiceContext, withRecorder, writableCompany } from './changes.ts';
 import { checkStorageQuota, type QuotaContext } from './storage-quota.ts';
 
 export interface DocumentFile {
@@ -16,10 +15,11 @@ export interface DocumentFile {
  */
 export async function uploadDocument(
   ctx: ServiceContext & QuotaContext,
-  company: CompanyRow,
+  companyId: string,
   file: DocumentFile,
   publicUrl: string,
 ): Promise<string> {
+  const company = await writableCompany(ctx, companyId, 'company_id');
   const { filename, content_type, bytes } = file;
   const fileId = newId();
   const id = newId();

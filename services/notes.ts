@@ -1,7 +1,13 @@
 import { newId } from '../db/ids.ts';
-import type { CompanyRow } from '../db/repos/companies.ts';
 import type { NoteRow } from '../db/repos/notes.ts';
-import { type Recorded, type Recorder, record, type ServiceContext, withRecorder } from './changes.ts';
+import {
+  type Recorded,
+  type Recorder,
+  record,
+  type ServiceContext,
+  withRecorder,
+  writableCompany,
+} from './changes.ts';
 
 /** The change-log row and the note.created event of a note written by any path (a tool, the importer). */
 export function noteCreated(note: NoteRow): Recorded {
@@ -28,8 +34,9 @@ export async function recordNotes(r: Recorder, notes: readonly NoteRow[]): Promi
 }
 
 /** Adds notes to one visible company, written as the caller, all or none. */
-export async function createNotes(ctx: ServiceContext, company: CompanyRow, texts: readonly string[]) {
+export async function createNotes(ctx: ServiceContext, companyId: string, texts: readonly string[]) {
   const { principal } = ctx;
+  const company = await writableCompany(ctx, companyId, 'items[0].company_id');
   return withRecorder(ctx, async (repos, recorder) => {
     const rows: NoteRow[] = texts.map((note) => ({
       id: newId(),

@@ -166,7 +166,7 @@ for (const dialect of dialects) {
         },
       };
       const failed = await inTransaction(repos, async (trx) => {
-        await createNotes({ ...ctx, repos: trx }, company, ['never kept']);
+        await createNotes({ ...ctx, repos: trx }, company.id, ['never kept']);
         throw new Error('the outer write fails');
       }).catch((err: Error) => err.message);
       expect(failed).to.equal('the outer write fails');

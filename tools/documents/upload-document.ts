@@ -51,7 +51,7 @@ export const uploadDocument = defineTool({
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const filename = storedFileName('file', input.file.filename);
     const { content_type, bytes } = input.file;
-    const id = await storeDocument(ctx, company, { filename, content_type, bytes }, ctx.publicUrl);
+    const id = await storeDocument(ctx, company.id, { filename, content_type, bytes }, ctx.publicUrl);
     return { success: true, message: `Uploaded ${filename} to ${company.name}.`, document_id: id };
   },
 });

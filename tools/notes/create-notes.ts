@@ -62,7 +62,7 @@ export const createNotes = defineTool({
 
     const written = await createNoteRecords(
       ctx,
-      first,
+      first.id,
       input.items.map((item) => item.note),
     );
     return { results: written.map(toNote) };
