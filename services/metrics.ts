@@ -326,10 +326,9 @@ export async function updateMetric(
     );
     // Deleted between the check and the change.
     if (!updated) throw datumNotFound(datumId);
-    const now = { ...datum, value: updated.value };
     await record(
       recorder,
-      ...metricEvents([changedDatum('metric.updated', now, updated.value, updated.currency)]),
+      ...metricEvents([changedDatum('metric.updated', datum, updated.value, updated.currency)]),
     );
     return updated;
   });
