@@ -1,6 +1,7 @@
 // What an alert rule may watch and how its condition is checked. The figures are the screen's
 // (screen_companies), plus `stale` and `late_information_report`.
 import * as D from '../core/decimal.ts';
+import { thresholdValue } from '../services/alerts.ts';
 import { FIGURE_NAMES, FIGURE_UNITS, type FigureName } from '../tools/analytics/company-figures.ts';
 
 export const EXTRA_FIGURES = ['stale', 'late_information_report'] as const;
@@ -49,7 +50,5 @@ export function conditionHolds(value: string | null, op: RuleOp, threshold: stri
 }
 
 /** The rule's threshold as the caller gave it: a boolean for stale, else a number. */
-export function thresholdValue(threshold: string): number | boolean {
-  if (threshold === 'true' || threshold === 'false') return threshold === 'true';
-  return Number(threshold);
-}
+
+export { thresholdValue };

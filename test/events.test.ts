@@ -9,7 +9,7 @@ import { createNotes } from '../services/notes.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture, issueToken } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
-import { api, startTestServer, TestClock } from './helpers/server.ts';
+import { api, EVERY_TOOLSET, startTestServer, TestClock } from './helpers/server.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
 
@@ -71,7 +71,7 @@ for (const dialect of dialects) {
       fx = await buildFixture(t.db);
       server = await startTestServer(t.db, {
         clock: new TestClock(new Date(NOW)),
-        env: { MCP_WRITE_TOOLS: 'true' },
+        env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET },
       });
       mcp = await mcpClient(server.url, fx.editor.pat);
       const user: User = {

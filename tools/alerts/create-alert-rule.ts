@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { newId } from '../../db/ids.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { createRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
-import { AlertRule, checkedRule, requireRuleEditor, ruleEvent, ruleFields, visibleRule } from './rule.ts';
+import { AlertRule, checkedRule, requireRuleEditor, ruleFields, visibleRule } from './rule.ts';
 
 export const createAlertRule = defineTool({
   name: 'create_alert_rule',
@@ -40,10 +40,7 @@ export const createAlertRule = defineTool({
       },
       input.value,
     );
-    await inTransaction(ctx.repos, async (trx) => {
-      await trx.alerts.insertRule(rule);
-      await trx.events.append(ruleEvent(ctx, 'alert_rule.created', rule, at));
-    });
+    await createRule(ctx, rule);
     return visibleRule(ctx, rule)!;
   },
 });

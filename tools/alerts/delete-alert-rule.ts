@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { inTransaction } from '../../db/repos/index.ts';
+import { deleteRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { requireRuleEditor, ruleEvent, ruleNotFound, visibleRule } from './rule.ts';
+import { requireRuleEditor, ruleNotFound, visibleRule } from './rule.ts';
 
 export const deleteAlertRule = defineTool({
   name: 'delete_alert_rule',
@@ -17,11 +17,7 @@ export const deleteAlertRule = defineTool({
     const firmId = ctx.principal.firm.id;
     const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
     if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));
-    const at = ctx.clock.now().toISOString();
-    await inTransaction(ctx.repos, async (trx) => {
-      await trx.alerts.deleteRule(firmId, rule.id);
-      await trx.events.append(ruleEvent(ctx, 'alert_rule.deleted', rule, at));
-    });
+    await deleteRule(ctx, rule);
     return { success: true, message: `alert rule ${rule.id} deleted` };
   },
 });

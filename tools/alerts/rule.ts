@@ -92,21 +92,6 @@ export function visibleRule(ctx: ToolContext, rule: AlertRuleRow): z.input<typeo
   };
 }
 
-/** The change event of a rule, appended in the transaction that changed it. */
-export function ruleEvent(ctx: ToolContext, type: string, rule: AlertRuleRow, at: string) {
-  return {
-    firmId: rule.firm_id,
-    type,
-    companyId: null,
-    actorType: (ctx.principal.kind === 'application' ? 'application' : 'user') as 'application' | 'user',
-    actorId: ctx.principal.user.id,
-    occurredAt: at,
-    resourceType: 'alert_rule',
-    resourceId: rule.id,
-    data: { ...rule, value: thresholdValue(rule.value) },
-  };
-}
-
 export function ruleNotFound(id: string) {
   return `no alert rule with id ${id}; GET /v1/alert-rules/ lists them`;
 }

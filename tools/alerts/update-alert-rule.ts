@@ -1,17 +1,9 @@
 import { z } from 'zod';
 import { thresholdValue } from '../../alerts/rules.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { updateRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import {
-  AlertRule,
-  checkedRule,
-  requireRuleEditor,
-  ruleEvent,
-  ruleFields,
-  ruleNotFound,
-  visibleRule,
-} from './rule.ts';
+import { AlertRule, checkedRule, requireRuleEditor, ruleFields, ruleNotFound, visibleRule } from './rule.ts';
 
 export const updateAlertRule = defineTool({
   name: 'update_alert_rule',
@@ -49,10 +41,7 @@ export const updateAlertRule = defineTool({
       },
       input.value ?? thresholdValue(rule.value),
     );
-    await inTransaction(ctx.repos, async (trx) => {
-      await trx.alerts.updateRule(changed);
-      await trx.events.append(ruleEvent(ctx, 'alert_rule.updated', changed, at));
-    });
+    await updateRule(ctx, changed);
     return visibleRule(ctx, changed)!;
   },
 });
