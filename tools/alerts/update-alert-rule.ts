@@ -6,7 +6,7 @@ import { NotFound } from '../errors.ts';
 import {
   AlertRule,
   checkedRule,
-  requireRuleEditor,
+  hiddenCompanies,
   ruleEvent,
   ruleFields,
   ruleNotFound,
@@ -30,12 +30,15 @@ export const updateAlertRule = defineTool({
   output: AlertRule,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   write: true,
+  permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    requireRuleEditor(ctx);
     const firmId = ctx.principal.firm.id;
     const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
     if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));
     const at = ctx.clock.now().toISOString();
+    // The caller sees and changes only the companies of the list they can see; the others stay.
+    const kept = hiddenCompanies(ctx, rule);
+    const shown = rule.company_ids === null ? null : rule.company_ids.filter((id) => !kept.includes(id));
     const changed = await checkedRule(
       ctx,
       {
@@ -44,10 +47,11 @@ export const updateAlertRule = defineTool({
         figure: input.figure ?? rule.figure,
         op: input.op ?? rule.op,
         fund_id: input.fund_id === undefined ? rule.fund_id : input.fund_id,
-        company_ids: input.company_ids === undefined ? rule.company_ids : input.company_ids,
+        company_ids: input.company_ids === undefined ? shown : input.company_ids,
         updated_at: at,
       },
       input.value ?? thresholdValue(rule.value),
+      kept,
     );
     await inTransaction(ctx.repos, async (trx) => {
       await trx.alerts.updateRule(changed);
