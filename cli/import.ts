@@ -8,7 +8,7 @@ import {
   type ImportMetric,
   type ImportMoney,
   type ImportProblem,
-} from '../db/import.ts';
+} from '../services/import.ts';
 import { fieldName } from '../tools/run.ts';
 import { CurrencyCode } from '../tools/schemas/currency.ts';
 import { CsvSyntaxError, parseCsv } from './csv.ts';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { eventsRepo } from './repos/events.ts';
 import { mcpAuthRepo } from './repos/mcp-auth.ts';
 
 /** How long each kind of row outlives its use; a row older than this is of no use to anyone. */
@@ -9,12 +10,15 @@ export interface PruneWindows {
   abandonedClientMs: number;
   /** A revoked sign-in is kept this long, so a replayed refresh token is still recognised as reuse. */
   revokedGrantMs: number;
+  /** Change events are kept this long (EVENTS_RETENTION_DAYS); a feed reader must catch up within it. */
+  eventsRetentionMs: number;
 }
 
 export const DEFAULT_PRUNE_WINDOWS: PruneWindows = {
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   abandonedClientMs: 24 * 60 * 60 * 1000,
   revokedGrantMs: 24 * 60 * 60 * 1000,
+  eventsRetentionMs: 90 * 24 * 60 * 60 * 1000,
 };
 
 /** Rows deleted, per table. */
@@ -26,14 +30,15 @@ export interface PruneResult {
   refresh_tokens: number;
   idempotency_keys: number;
   mcp_clients: number;
+  events: number;
 }
 
 const before = (now: Date, ms: number) => new Date(now.getTime() - ms).toISOString();
 
 /**
  * Deletes what can no longer be used: expired authorization codes, sessions and tokens, ended
- * sign-ins with their refresh tokens, expired idempotency keys and registered clients that never
- * signed in. One transaction, so a prune that fails leaves everything as it was.
+ * sign-ins with their refresh tokens, expired idempotency keys, registered clients that never
+ * signed in, and change events past their retention. One transaction, so a prune that fails leaves everything as it was.
  */
 export async function pruneExpired(
   db: Knex,
@@ -57,7 +62,9 @@ export async function pruneExpired(
       .where('created_at', '<', before(now, windows.idempotencyTtlMs))
       .delete();
     const mcp_clients = await mcpAuthRepo(trx).deleteAbandonedClients(before(now, windows.abandonedClientMs));
+    const events = await eventsRepo(trx).prune(before(now, windows.eventsRetentionMs));
     return {
+      events,
       authorization_codes,
       web_sessions,
       access_tokens,

@@ -29,6 +29,7 @@ import { getDocumentContent } from '../tools/documents/get-document-content.ts';
 import { listDocuments } from '../tools/documents/list-documents.ts';
 import { searchDocuments } from '../tools/documents/search-documents.ts';
 import { DOCUMENT_UPLOAD, uploadDocument } from '../tools/documents/upload-document.ts';
+import { listChanges } from '../tools/events/list-changes.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
 import { listFunds } from '../tools/funds/list-funds.ts';
@@ -106,6 +107,7 @@ export const routes: readonly Route[] = [
     getDocumentContent,
     'Get the text of a document, a page at a time',
   ),
+  get('/v1/events/', listChanges, 'List change events in commit order', { rename: { ...paging } }),
   get('/v1/notes/', listNotes, 'List the notes on a company', {
     rename: { ...paging, from: 'from_date', to: 'to_date' },
     requireOneOf: company,

@@ -39,6 +39,7 @@ const schema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
   PRUNE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604800).default(3600),
+  EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   DOCUMENT_PARSING: booleanFlag.default(true),
   DOCUMENT_PARSE_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3600).default(5),
   DOCUMENT_PARSE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
@@ -90,6 +91,8 @@ export interface Config {
   shutdownDrainSeconds: number;
   /** Seconds between deletions of expired rows; 0 switches the schedule off. */
   pruneIntervalSeconds: number;
+  /** Days a change event is kept for the feed (and webhooks) before the prune deletes it. */
+  eventsRetentionDays: number;
   /** Parse uploaded documents in the background on this node. */
   documentParsing: boolean;
   /** Seconds between polls of the parse queue when it was empty. */
@@ -176,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: c.METRICS_TOKEN,
     metricsPort: c.METRICS_PORT,
     pruneIntervalSeconds: c.PRUNE_INTERVAL_SECONDS,
+    eventsRetentionDays: c.EVENTS_RETENTION_DAYS,
     documentParsing: c.DOCUMENT_PARSING,
     documentParseIntervalSeconds: c.DOCUMENT_PARSE_INTERVAL_SECONDS,
     documentParseTimeoutSeconds: c.DOCUMENT_PARSE_TIMEOUT_SECONDS,

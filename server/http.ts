@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock.ts';
 import { systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
-import { pruneExpired } from '../db/prune.ts';
+import { DEFAULT_PRUNE_WINDOWS, pruneExpired } from '../db/prune.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
 import { createParseWorker, idleWorker } from '../parsing/worker.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
@@ -106,7 +106,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = `http://${host}:${port}`;
   let pruning: Promise<void> | undefined;
   const prune = () => {
-    pruning ??= pruneExpired(db, clock.now())
+    pruning ??= pruneExpired(db, clock.now(), {
+      ...DEFAULT_PRUNE_WINDOWS,
+      eventsRetentionMs: config.eventsRetentionDays * 24 * 60 * 60 * 1000,
+    })
       .then((deleted) => logger.info('pruned expired rows', { ...deleted }))
       .catch((err: unknown) => logger.warn('prune failed', databaseErrorSummary(err)))
       .finally(() => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { IRR_DECIMALS, xirr } from '../core/xirr.ts';
-import { ImportRejected, importData } from '../db/import.ts';
 import type { RunningServer } from '../server/http.ts';
+import { ImportRejected, importData } from '../services/import.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';

@@ -5,14 +5,15 @@ import { expect } from 'chai';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The layers a layer must never import from: imports point server/cli → rest/auth → tools → db → core. */
+/** The layers a layer must never import from: server/cli → rest/auth → tools → services → db → core. */
 const forbidden: Record<string, readonly string[]> = {
-  core: ['db', 'tools', 'auth', 'rest', 'server', 'cli'],
-  db: ['tools', 'auth', 'rest', 'server', 'cli'],
+  core: ['db', 'services', 'tools', 'auth', 'rest', 'server', 'cli'],
+  db: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
+  services: ['tools', 'auth', 'rest', 'server', 'cli'],
   tools: ['auth', 'rest', 'server', 'cli'],
-  parsing: ['tools', 'auth', 'rest', 'server', 'cli'],
+  parsing: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
   // The MCP Apps views run in the host's browser and reach the service only through the host.
-  views: ['core', 'db', 'tools', 'auth', 'rest', 'server', 'cli', 'parsing'],
+  views: ['core', 'db', 'services', 'tools', 'auth', 'rest', 'server', 'cli', 'parsing'],
 };
 
 function sources(dir: string): string[] {
@@ -50,6 +51,20 @@ describe('layering', () => {
       (file) =>
         file !== join('tools', 'mcp.ts') &&
         /from '@modelcontextprotocol\/sdk\/server/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('no domain service imports express or the MCP SDK', () => {
+    const offenders = sources('services').filter((file) =>
+      /from '(express|@modelcontextprotocol\/sdk[^']*)'/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('the tools reach the database for writes only through the services (no change log written by a tool)', () => {
+    const offenders = sources('tools').filter((file) =>
+      /\.changeLog\.record\(|\.events\.append\(/.test(readFileSync(join(root, file), 'utf8')),
     );
     expect(offenders).to.deep.equal([]);
   });

@@ -88,8 +88,11 @@ function simplify(node: Json, output: boolean, inMap = false): Json {
   return withoutCurrencyEnum(out);
 }
 
-/** How deep a result's objects keep their fields in the listing; deeper ones read as `object`. */
-export const OUTPUT_DEPTH = 2;
+/** How deep a result's objects keep their fields in the listing: the result's own fields; objects within read as `object`. */
+export const OUTPUT_DEPTH = 1;
+
+/** Plain values read as `{}` from this depth: a result's own fields show whether they hold an object or a list. */
+const TYPED_DEPTH = 1;
 
 /** Enums in a result longer than this are listed as their plain type: the values show in the data. */
 const OUTPUT_ENUM_MAX = 8;
@@ -116,14 +119,16 @@ function isScalar(node: JsonObject): boolean {
 }
 
 /**
- * Trims a result's schema to what a client plans with: every field of the result and of the
- * objects within it down to `OUTPUT_DEPTH`, each with its type; deeper objects, long enums and
- * formats are left out (zod still checks each result in full before it is sent).
+ * Trims a result's schema to what a client plans with: the names of the result's own fields, and
+ * which of them hold an object or a list; the fields of objects within them, the types of plain
+ * values, long enums and formats are left out (the listing is paid for by
+ * every session; zod still checks each result in full before it is sent, and concise results state
+ * their columns and definitions themselves).
  */
 function outline(node: Json, depth: number): Json {
   if (Array.isArray(node)) return node.map((child) => outline(child, depth));
   if (!isObject(node)) return node;
-  if (depth >= OUTPUT_DEPTH && isScalar(node)) return {};
+  if (depth >= TYPED_DEPTH && isScalar(node)) return {};
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'format' || key === 'pattern') continue;

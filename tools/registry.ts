@@ -35,6 +35,7 @@ import { getDocumentContent } from './documents/get-document-content.ts';
 import { listDocuments } from './documents/list-documents.ts';
 import { searchDocuments } from './documents/search-documents.ts';
 import { uploadDocument } from './documents/upload-document.ts';
+import { listChanges } from './events/list-changes.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
 import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
@@ -134,6 +135,8 @@ export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
   ],
   // KPI alert rules and the alerts they raise
   alerts: [listAlerts, listAlertRules, getAlertRule, createAlertRule, updateAlertRule, deleteAlertRule],
+  // What changed: the change feed
+  changes: [listChanges],
 } as unknown as Record<ReadToolset, AnyTool[]>;
 
 export const registry: readonly AnyTool[] = Object.values(domains).flat();

@@ -16,6 +16,7 @@ export const READ_TOOLSETS = [
   'analytics',
   'cap_table',
   'alerts',
+  'changes',
 ] as const;
 
 export const TOOLSETS = [...READ_TOOLSETS, 'writes'] as const;

@@ -9,6 +9,7 @@ let dashboard: Dashboard | undefined;
 
 void startView({
   name: 'company-dashboard',
+  tool: 'get_company_performance',
   onInput(args) {
     if (args.period === 'month' || args.period === 'quarter' || args.period === 'year') asked = args.period;
   },

@@ -293,6 +293,7 @@ async function load(f: Fund): Promise<void> {
 
 void startView({
   name: 'fund-performance',
+  tool: 'get_fund_performance',
   onResult(r, viewHost) {
     host = viewHost;
     if (r.isError || !r.structuredContent) {

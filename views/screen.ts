@@ -295,6 +295,13 @@ async function show(result: Screen): Promise<void> {
 
 void startView({
   name: 'portfolio-screen',
+  tool: 'screen_companies',
+  // Asked again for the detailed form: the scatter's figures are asked for in the same call.
+  detailedArgs(input, first) {
+    const columns = Array.isArray(first.columns) ? (first.columns as string[]) : [];
+    const missing = SCATTER.filter((c) => !columns.includes(c));
+    return missing.length && columns.length ? { ...input, columns: [...columns, ...missing] } : input;
+  },
   onInput(input) {
     args = input;
   },

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { ImportCounts } from '../../db/import.ts';
+import type { ImportCounts } from '../../services/import.ts';
 import { defineCommand, output } from '../command.ts';
 import { CliError } from '../errors.ts';
 
@@ -42,7 +42,7 @@ export const importCommand = defineCommand({
   async run(ctx, args) {
     // The importer and its parsers are loaded here, not with the command table: other commands never need them.
     const [{ ImportRejected, importData }, { parseImportFile }] = await Promise.all([
-      import('../../db/import.ts'),
+      import('../../services/import.ts'),
       import('../import.ts'),
     ]);
     const file = args.positionals[0]!;

@@ -6,6 +6,7 @@ import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
 import type { Counted, Page } from '../types.ts';
+import { eventsRepo } from './events.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
 
 export interface ParseJob {
@@ -292,6 +293,35 @@ export function documentParsingRepo(db: Knex) {
             parse_note: (outcome.state === 'completed' ? outcome.cut : outcome.reason)?.slice(0, 255) ?? null,
           });
         if (updated !== 1) return false;
+        // The parse's change event, in its transaction (the outbox): metadata only, never the text.
+        const doc = (await trx('documents')
+          .where({ id: job.id })
+          .first('firm_id', 'company_id', 'name', 'parse_note')) as
+          | { firm_id: string; company_id: string; name: string; parse_note: string | null }
+          | undefined;
+        if (doc) {
+          await eventsRepo(trx).append({
+            firmId: doc.firm_id,
+            type: 'document.parsed',
+            companyId: doc.company_id,
+            actorType: 'system',
+            actorId: null,
+            occurredAt: at,
+            resourceType: 'document',
+            resourceId: job.id,
+            data: {
+              id: job.id,
+              company_id: doc.company_id,
+              name: doc.name,
+              parse_state: outcome.state,
+              parsed_at: at,
+              parse_note: doc.parse_note,
+              ...(outcome.state === 'completed'
+                ? { format: outcome.format, pages: outcome.pages, char_count: outcome.text.length }
+                : {}),
+            },
+          });
+        }
         await trx('document_texts').where('document_id', job.id).delete();
         if (outcome.state === 'completed') {
           await trx('document_texts').insert({

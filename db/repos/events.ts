@@ -36,6 +36,10 @@ export interface EventFilter {
   /** Only events after this sequence number (exclusive). */
   afterSeq?: number;
   types?: readonly string[];
+  /** Types left out (those the reader may not see). */
+  excludeTypes?: readonly string[];
+  /** Only events that occurred at or after this instant (ISO 8601). */
+  since?: string;
   companyId?: string;
   /** Only events of these companies (a user limited to some companies); firm-wide events have none. */
   companyIds?: readonly string[];
@@ -79,6 +83,8 @@ export function eventsRepo(db: Knex) {
       const q = db('events').where('firm_id', firmId);
       if (filter.afterSeq !== undefined) q.where('seq', '>', filter.afterSeq);
       if (filter.types?.length) q.whereIn('type', filter.types);
+      if (filter.excludeTypes?.length) q.whereNotIn('type', filter.excludeTypes);
+      if (filter.since) q.where('occurred_at', '>=', filter.since);
       if (filter.companyId) q.where('company_id', filter.companyId);
       if (filter.companyIds) q.whereIn('company_id', filter.companyIds);
       const rows = (await q.orderBy('seq').limit(filter.limit).select('*')) as (Omit<

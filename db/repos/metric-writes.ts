@@ -9,6 +9,9 @@ import { bool, chunk, insertBatched, scoped } from './util.ts';
 export interface DatumTarget {
   id: string;
   company_id: string;
+  date: string;
+  cadence: string;
+  budget_id: string | null;
   value: string;
   currency: string | null;
   archived: boolean;
@@ -181,6 +184,9 @@ export function metricWritesRepo(db: Knex) {
         .select(
           'metric_data.id',
           'metric_data.company_id',
+          'metric_data.date',
+          'metric_data.cadence',
+          'metric_data.budget_id',
           'metric_data.value',
           'metric_data.currency',
           'metric_data.archived',

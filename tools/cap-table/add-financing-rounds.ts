@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { compareDecimal } from '../../core/decimal.ts';
 import { nowIso, prefixedId } from '../../db/ids.ts';
 import type { NewFinancing, StoredMoney } from '../../db/repos/cap-table.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { addFinancings as addFinancingRecords } from '../../services/cap-table.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import {
@@ -15,7 +15,6 @@ import {
 import { inputError } from '../run.ts';
 import { FinancingInput, FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
 import { type MoneyInput, moneyConverter } from '../schemas/money.ts';
-import { changes } from './items.ts';
 import { convertedResults, resultsOf } from './shared.ts';
 
 export const MAX_ROUNDS = 100;
@@ -229,17 +228,7 @@ export const addFinancingRounds = defineTool({
       co_investors: r.co_investors.map((c) => ({ name: c.name, is_lead: c.is_lead })),
       pari_passu_ids: [...new Set(r.pari_passu_rounds ?? [])],
     }));
-    await inTransaction(ctx.repos, async (repos) => {
-      await repos.capTable.addFinancings(ctx.principal.firm.id, rows);
-      await repos.changeLog.record(
-        ...changes(
-          ctx,
-          'financings',
-          now,
-          rows.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
-        ),
-      );
-    });
+    await addFinancingRecords(ctx, rows, now);
 
     const created = await ctx.repos.capTable.financingsById(
       ctx.principal.scope,

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { nowIso, prefixedId } from '../../db/ids.ts';
 import type { NewSecurity, StoredMoney } from '../../db/repos/cap-table.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { addSecurities as addSecurityRecords } from '../../services/cap-table.ts';
 import { defineTool } from '../define.ts';
 import { decimalInput, MoneyInput } from '../schemas/money.ts';
 import { CONVERTIBLE_TYPES } from '../schemas/security.ts';
 import {
-  changes,
   checkCompany,
   checkFund,
   checkMoney,
@@ -242,17 +241,7 @@ export const addSecurities = defineTool({
     amounts.forEach((a, i) => {
       rows[a.row]!.details[a.field] = rated[i];
     });
-    await inTransaction(ctx.repos, async (repos) => {
-      await repos.capTable.addSecurities(ctx.principal.firm.id, rows);
-      await repos.changeLog.record(
-        ...changes(
-          ctx,
-          'securities',
-          now,
-          rows.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
-        ),
-      );
-    });
+    await addSecurityRecords(ctx, rows, [], now);
 
     let next = 0;
     const ids = Object.fromEntries(

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { nowIso, prefixedId } from '../../db/ids.ts';
 import type { NewShareClass } from '../../db/repos/cap-table.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { addShareClasses as addShareClassRecords } from '../../services/cap-table.ts';
 import { defineTool } from '../define.ts';
 import { MoneyInput } from '../schemas/money.ts';
 import { PURCHASE_TYPES, ShareClassOut, toShareClassOut } from '../schemas/share-class.ts';
 import {
-  changes,
   checkCompany,
   checkMoney,
   fail,
@@ -90,17 +89,7 @@ export const addShareClasses = defineTool({
       include_in_fair_value: s.include_in_fair_value ?? s.purchase_type === 'primary',
       created_at: now,
     }));
-    await inTransaction(ctx.repos, async (repos) => {
-      await repos.capTable.addShareClasses(ctx.principal.firm.id, rows);
-      await repos.changeLog.record(
-        ...changes(
-          ctx,
-          'share_classes',
-          now,
-          rows.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
-        ),
-      );
-    });
+    await addShareClassRecords(ctx, rows, now);
 
     const created = await ctx.repos.capTable.shareClasses(scope, { shareClassIds: rows.map((r) => r.id) });
     const byId = new Map(created.map((r) => [r.id, r]));

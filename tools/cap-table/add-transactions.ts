@@ -18,13 +18,14 @@ import type {
   SecurityRecord,
   ShareClassRef,
   StoredMoney,
+  TransactionRecord,
 } from '../../db/repos/cap-table.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { addSecurities as addSecurityRecords } from '../../services/cap-table.ts';
+import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { decimalInput, MoneyInput } from '../schemas/money.ts';
 import { Transaction, toTransaction } from '../schemas/transaction.ts';
 import {
-  changes,
   checkCompany,
   checkMoney,
   fail,
@@ -128,6 +129,174 @@ function conversionShares(s: SecurityRecord, into: ShareClassRef): { shares: str
   return { shares };
 }
 
+/** What each security has left: gone once exercised or converted, fewer shares after a sale. */
+function holdings(securities: ReadonlyMap<string, SecurityRecord>, past: readonly TransactionRecord[]) {
+  const gone = new Set(past.filter((t) => t.event !== 'sale').map((t) => t.input_security_id));
+  const remaining = new Map<string, Decimal>();
+  for (const s of securities.values()) {
+    let left = held(s) ?? ZERO;
+    for (const t of past) {
+      if (t.event === 'sale' && t.input_security_id === s.id && t.shares)
+        left = sub(left, readDecimal(t.shares)!);
+    }
+    remaining.set(s.id, left);
+  }
+  return { gone, remaining };
+}
+
+/** Every rule of the request that needs the database; the securities and share classes it names. */
+async function validate(ctx: ToolContext, lists: (readonly [List, Item<unknown>[]])[], all: Item<unknown>[]) {
+  const scope = ctx.principal.scope;
+  const visible = await ctx.repos.companies.names(scope, rawIds(all, 'company_id'));
+  const securityIds = rawIds(all, 'security_id');
+  const securities = new Map(
+    (securityIds.length > 0 ? await ctx.repos.capTable.securities(scope, { securityIds }) : []).map((s) => [
+      s.id,
+      s,
+    ]),
+  );
+  const classes = await ctx.repos.capTable.shareClassRefs(scope, rawIds(all, 'converted_to_share_class_id'));
+  const past =
+    securities.size > 0
+      ? await ctx.repos.capTable.transactions(scope, { inputSecurityIds: [...securities.keys()] })
+      : [];
+  const { gone, remaining } = holdings(securities, past);
+
+  const shares = new Map<Item<unknown>, string>();
+  for (const [kind, items] of lists) {
+    for (const item of items) {
+      if (kind === 'sales') checkMoney(item, 'cash_received', true);
+      if (!checkCompany(item, visible)) continue;
+      const companyId = rawId(item, 'company_id')!;
+      const securityId = rawId(item, 'security_id');
+      const security = securityId === null ? undefined : securities.get(securityId);
+      if (securityId !== null && security?.company_id !== companyId) {
+        fail(
+          item,
+          'security_id',
+          `${securityId} is not a security of company ${companyId}; call get_securities with its company_ids for valid ids`,
+        );
+      }
+      const classId = rawId(item, 'converted_to_share_class_id');
+      const into = classId === null ? undefined : classes.get(classId);
+      if (classId !== null && into?.company_id !== companyId) {
+        fail(
+          item,
+          'converted_to_share_class_id',
+          `${classId} is not a share class of company ${companyId}; call get_share_classes with its company_ids for valid ids`,
+        );
+      }
+      if (!security || security.company_id !== companyId) continue;
+      if (!APPLIES_TO[kind].includes(security.type)) {
+        fail(item, 'security_id', `is a ${security.type}; ${kind} apply to ${APPLIES_TO[kind].join(', ')}`);
+        continue;
+      }
+      if (gone.has(security.id)) {
+        fail(item, 'security_id', `${security.id} was already exercised or converted`);
+        continue;
+      }
+      const day = item.raw?.date;
+      if (typeof day === 'string' && day < security.issue_date) {
+        fail(item, 'date', `must be on or after the security's issue date ${security.issue_date}`);
+      }
+      if (kind === 'sales') {
+        const sold = item.ok ? readDecimal((item.ok as z.output<typeof Sale>).shares_sold) : null;
+        const left = remaining.get(security.id)!;
+        if (sold && compare(sold, left) > 0) {
+          fail(item, 'shares_sold', `is more than the ${toText(left)} left of security ${security.id}`);
+        } else if (sold) remaining.set(security.id, sub(left, sold));
+      } else {
+        // Exercised or converted once, even within one request.
+        gone.add(security.id);
+        if (kind === 'exercises') {
+          const count = held(security);
+          if (count) shares.set(item, toText(count));
+        } else if (into && into.company_id === companyId) {
+          const result = conversionShares(security, into);
+          if ('error' in result) fail(item, 'converted_to_share_class_id', result.error);
+          else shares.set(item, result.shares);
+        }
+      }
+    }
+  }
+  throwIfInvalid(
+    'transactions',
+    lists.map(([, items]) => items),
+  );
+  return { securities, classes, shares };
+}
+
+/** The transactions to insert, and the certificates conversions and exercises create. */
+function rowsOf(
+  lists: (readonly [List, Item<unknown>[]])[],
+  checked: Awaited<ReturnType<typeof validate>>,
+  now: string,
+) {
+  const { securities, classes, shares } = checked;
+  const newSecurities: NewSecurity[] = [];
+  const transactions: NewTransaction[] = [];
+  const none: StoredMoney = { value: null, currency: null, fx_rate: null, is_custom_rate: null };
+  for (const [kind, items] of lists) {
+    for (const item of items) {
+      const t = item.ok as z.output<typeof Sale> & { converted_to_share_class_id?: string };
+      const security = securities.get(t.security_id)!;
+      if (kind === 'sales') {
+        const cost = detailMoney(security.details, 'investment_amount');
+        const total = held(security);
+        const sold = readDecimal(t.shares_sold)!;
+        transactions.push({
+          id: prefixedId('txn'),
+          company_id: t.company_id,
+          input_security_id: security.id,
+          output_security_id: null,
+          date: t.date,
+          event: 'sale',
+          shares: t.shares_sold,
+          // The cost of the shares sold, as the seeded sales record it.
+          investment_amount: cost && total && sign(total) > 0 ? scaled(cost, div(sold, total, 12)) : none,
+          proceeds: storedMoney(t.cash_received),
+          created_at: now,
+        });
+        continue;
+      }
+      const into = classes.get(t.converted_to_share_class_id!)!;
+      const count = shares.get(item) ?? null;
+      const cost =
+        kind === 'exercises'
+          ? (() => {
+              const price = detailMoney(security.details, 'exercise_price');
+              return price && count ? scaled(price, readDecimal(count)!) : none;
+            })()
+          : (detailMoney(security.details, 'investment_amount') ?? none);
+      const output: NewSecurity = {
+        id: prefixedId('sec'),
+        company_id: t.company_id,
+        fund_id: security.fund_id,
+        financing_id: into.financing_id,
+        share_class_id: into.id,
+        type: 'certificate',
+        issue_date: t.date,
+        details: { investment_amount: cost, shares: count, share_class_name: into.name },
+        created_at: now,
+      };
+      newSecurities.push(output);
+      transactions.push({
+        id: prefixedId('txn'),
+        company_id: t.company_id,
+        input_security_id: security.id,
+        output_security_id: output.id,
+        date: t.date,
+        event: kind === 'exercises' ? 'exercise' : 'conversion',
+        shares: count,
+        investment_amount: cost,
+        proceeds: none,
+        created_at: now,
+      });
+    }
+  }
+  return { newSecurities, transactions };
+}
+
 export const addTransactions = defineTool({
   name: 'add_transactions',
   title: 'Add cap table transactions',
@@ -151,159 +320,10 @@ export const addTransactions = defineTool({
       'add',
       'sale, conversion or exercise',
     );
+    const checked = await validate(ctx, lists, all);
     const scope = ctx.principal.scope;
-    const visible = await ctx.repos.companies.names(scope, rawIds(all, 'company_id'));
-    const securityIds = rawIds(all, 'security_id');
-    const securities = new Map(
-      (securityIds.length > 0 ? await ctx.repos.capTable.securities(scope, { securityIds }) : []).map((s) => [
-        s.id,
-        s,
-      ]),
-    );
-    const classes = await ctx.repos.capTable.shareClassRefs(
-      scope,
-      rawIds(all, 'converted_to_share_class_id'),
-    );
-    const past =
-      securities.size > 0
-        ? await ctx.repos.capTable.transactions(scope, { inputSecurityIds: [...securities.keys()] })
-        : [];
-    // What each security has left: gone once exercised or converted, fewer shares after a sale.
-    const gone = new Set(past.filter((t) => t.event !== 'sale').map((t) => t.input_security_id));
-    const remaining = new Map<string, Decimal>();
-    for (const s of securities.values()) {
-      let left = held(s) ?? ZERO;
-      for (const t of past) {
-        if (t.event === 'sale' && t.input_security_id === s.id && t.shares)
-          left = sub(left, readDecimal(t.shares)!);
-      }
-      remaining.set(s.id, left);
-    }
-
-    const shares = new Map<Item<unknown>, string>();
-    for (const [kind, items] of lists) {
-      for (const item of items) {
-        if (kind === 'sales') checkMoney(item, 'cash_received', true);
-        if (!checkCompany(item, visible)) continue;
-        const companyId = rawId(item, 'company_id')!;
-        const securityId = rawId(item, 'security_id');
-        const security = securityId === null ? undefined : securities.get(securityId);
-        if (securityId !== null && security?.company_id !== companyId) {
-          fail(
-            item,
-            'security_id',
-            `${securityId} is not a security of company ${companyId}; call get_securities with its company_ids for valid ids`,
-          );
-        }
-        const classId = rawId(item, 'converted_to_share_class_id');
-        const into = classId === null ? undefined : classes.get(classId);
-        if (classId !== null && into?.company_id !== companyId) {
-          fail(
-            item,
-            'converted_to_share_class_id',
-            `${classId} is not a share class of company ${companyId}; call get_share_classes with its company_ids for valid ids`,
-          );
-        }
-        if (!security || security.company_id !== companyId) continue;
-        if (!APPLIES_TO[kind].includes(security.type)) {
-          fail(item, 'security_id', `is a ${security.type}; ${kind} apply to ${APPLIES_TO[kind].join(', ')}`);
-          continue;
-        }
-        if (gone.has(security.id)) {
-          fail(item, 'security_id', `${security.id} was already exercised or converted`);
-          continue;
-        }
-        const day = item.raw?.date;
-        if (typeof day === 'string' && day < security.issue_date) {
-          fail(item, 'date', `must be on or after the security's issue date ${security.issue_date}`);
-        }
-        if (kind === 'sales') {
-          const sold = item.ok ? readDecimal((item.ok as z.output<typeof Sale>).shares_sold) : null;
-          const left = remaining.get(security.id)!;
-          if (sold && compare(sold, left) > 0) {
-            fail(item, 'shares_sold', `is more than the ${toText(left)} left of security ${security.id}`);
-          } else if (sold) remaining.set(security.id, sub(left, sold));
-        } else {
-          // Exercised or converted once, even within one request.
-          gone.add(security.id);
-          if (kind === 'exercises') {
-            const count = held(security);
-            if (count) shares.set(item, toText(count));
-          } else if (into && into.company_id === companyId) {
-            const result = conversionShares(security, into);
-            if ('error' in result) fail(item, 'converted_to_share_class_id', result.error);
-            else shares.set(item, result.shares);
-          }
-        }
-      }
-    }
-    throwIfInvalid(
-      'transactions',
-      lists.map(([, items]) => items),
-    );
-
     const now = nowIso(ctx.clock.now());
-    const newSecurities: NewSecurity[] = [];
-    const transactions: NewTransaction[] = [];
-    const none: StoredMoney = { value: null, currency: null, fx_rate: null, is_custom_rate: null };
-    for (const [kind, items] of lists) {
-      for (const item of items) {
-        const t = item.ok as z.output<typeof Sale> & { converted_to_share_class_id?: string };
-        const security = securities.get(t.security_id)!;
-        if (kind === 'sales') {
-          const cost = detailMoney(security.details, 'investment_amount');
-          const total = held(security);
-          const sold = readDecimal(t.shares_sold)!;
-          transactions.push({
-            id: prefixedId('txn'),
-            company_id: t.company_id,
-            input_security_id: security.id,
-            output_security_id: null,
-            date: t.date,
-            event: 'sale',
-            shares: t.shares_sold,
-            // The cost of the shares sold, as the seeded sales record it.
-            investment_amount: cost && total && sign(total) > 0 ? scaled(cost, div(sold, total, 12)) : none,
-            proceeds: storedMoney(t.cash_received),
-            created_at: now,
-          });
-          continue;
-        }
-        const into = classes.get(t.converted_to_share_class_id!)!;
-        const count = shares.get(item) ?? null;
-        const cost =
-          kind === 'exercises'
-            ? (() => {
-                const price = detailMoney(security.details, 'exercise_price');
-                return price && count ? scaled(price, readDecimal(count)!) : none;
-              })()
-            : (detailMoney(security.details, 'investment_amount') ?? none);
-        const output: NewSecurity = {
-          id: prefixedId('sec'),
-          company_id: t.company_id,
-          fund_id: security.fund_id,
-          financing_id: into.financing_id,
-          share_class_id: into.id,
-          type: 'certificate',
-          issue_date: t.date,
-          details: { investment_amount: cost, shares: count, share_class_name: into.name },
-          created_at: now,
-        };
-        newSecurities.push(output);
-        transactions.push({
-          id: prefixedId('txn'),
-          company_id: t.company_id,
-          input_security_id: security.id,
-          output_security_id: output.id,
-          date: t.date,
-          event: kind === 'exercises' ? 'exercise' : 'conversion',
-          shares: count,
-          investment_amount: cost,
-          proceeds: none,
-          created_at: now,
-        });
-      }
-    }
+    const { newSecurities, transactions } = rowsOf(lists, checked, now);
     const rated = await withTableRates(
       ctx,
       transactions.flatMap((t) => [
@@ -315,24 +335,7 @@ export const addTransactions = defineTool({
       t.investment_amount = rated[2 * i]!;
       t.proceeds = rated[2 * i + 1]!;
     });
-    await inTransaction(ctx.repos, async (repos) => {
-      await repos.capTable.addSecurities(ctx.principal.firm.id, newSecurities);
-      await repos.capTable.addTransactions(ctx.principal.firm.id, transactions);
-      await repos.changeLog.record(
-        ...changes(
-          ctx,
-          'securities',
-          now,
-          newSecurities.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
-        ),
-        ...changes(
-          ctx,
-          'transactions',
-          now,
-          transactions.map(({ id, created_at: _, ...fields }) => ({ id, fields })),
-        ),
-      );
-    });
+    await addSecurityRecords(ctx, newSecurities, transactions, now);
 
     const created = await ctx.repos.capTable.transactions(scope, {
       transactionIds: transactions.map((t) => t.id),

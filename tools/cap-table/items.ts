@@ -172,21 +172,3 @@ export async function withTableRates(
     money.value === null || money.is_custom_rate ? money : { ...money, fx_rate: fx.rate(money, date).rate },
   );
 }
-
-/** The change-log entries of created or upserted records, by the caller, now. */
-export function changes(
-  ctx: ToolContext,
-  entity: string,
-  now: string,
-  records: { id: string; action?: 'create' | 'update'; fields: Record<string, unknown> }[],
-) {
-  return records.map((r) => ({
-    firmId: ctx.principal.firm.id,
-    entity,
-    entityId: r.id,
-    action: r.action ?? ('create' as const),
-    changedBy: ctx.principal.user.id,
-    changedAt: now,
-    changes: r.fields,
-  }));
-}

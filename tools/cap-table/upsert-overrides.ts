@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { nowIso, prefixedId } from '../../db/ids.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { nowIso } from '../../db/ids.ts';
+import { upsertOverrides as upsertOverrideRecords } from '../../services/cap-table.ts';
 import { defineTool } from '../define.ts';
 import { decimalInput, MoneyInput } from '../schemas/money.ts';
 import {
-  changes,
   checkCompany,
   checkFund,
   checkMoney,
@@ -94,7 +93,6 @@ export const upsertOverrides = defineTool({
       lists.map(([, items]) => items),
     );
 
-    const firmId = ctx.principal.firm.id;
     const now = nowIso(ctx.clock.now());
     const ownerships = input.ownerships as z.output<typeof Ownership>[];
     const valuations = input.post_money_valuations as z.output<typeof PostMoneyValuation>[];
@@ -103,43 +101,24 @@ export const upsertOverrides = defineTool({
       ...valuations.map((v) => ({ money: storedMoney(v.post_money_valuation), date: v.date })),
       ...fairValues.map((v) => ({ money: storedMoney(v.fair_value), date: v.date })),
     ]);
-    const log: ReturnType<typeof changes> = [];
-    // The change log names an override by what identifies it: company, fund and date.
-    const key = (...parts: string[]) => parts.join('/');
-    await inTransaction(ctx.repos, async (repos) => {
-      for (const o of ownerships) {
-        await repos.capTable.upsertOwnershipOverride(firmId, prefixedId('own'), o, now);
-        log.push(
-          ...changes(ctx, 'ownership_overrides', now, [
-            { id: key(o.company_id, o.fund_id, o.date), fields: o },
-          ]),
-        );
-      }
-      for (const [i, v] of valuations.entries()) {
-        const row = { company_id: v.company_id, date: v.date, post_money_valuation: rated[i]! };
-        await repos.capTable.upsertPostMoneyOverride(firmId, prefixedId('pmv'), row, now);
-        log.push(
-          ...changes(ctx, 'post_money_valuation_overrides', now, [
-            { id: key(v.company_id, v.date), fields: row },
-          ]),
-        );
-      }
-      for (const [i, v] of fairValues.entries()) {
-        const row = {
+    await upsertOverrideRecords(
+      ctx,
+      {
+        ownerships,
+        valuations: valuations.map((v, i) => ({
+          company_id: v.company_id,
+          date: v.date,
+          post_money_valuation: rated[i]!,
+        })),
+        fairValues: fairValues.map((v, i) => ({
           company_id: v.company_id,
           fund_id: v.fund_id,
           date: v.date,
           fair_value: rated[valuations.length + i]!,
-        };
-        await repos.capTable.upsertFairValueOverride(firmId, row, now, prefixedId('fvo'));
-        log.push(
-          ...changes(ctx, 'fair_value_overrides', now, [
-            { id: key(v.company_id, v.fund_id, v.date), fields: row },
-          ]),
-        );
-      }
-      await repos.changeLog.record(...log);
-    });
+        })),
+      },
+      now,
+    );
     const n = ownerships.length + valuations.length + fairValues.length;
     return { message: `Set ${n} ${n === 1 ? 'override' : 'overrides'}.` };
   },

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { slugify } from '../../core/slug.ts';
-import { newId, nowIso } from '../../db/ids.ts';
-import type { CompanyRow } from '../../db/repos/companies.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { createCompany as createCompanyRecord } from '../../services/companies.ts';
 import { defineTool } from '../define.ts';
 import { Company, toCompany } from '../schemas/company.ts';
 import {
@@ -12,12 +9,6 @@ import {
   Sector,
   storedFiscalYearEnd,
 } from '../schemas/company-fields.ts';
-
-/** Status of a new company: the investment status the portfolio reads use (active, exited, written-off …). */
-export const NEW_COMPANY_STATUS = 'active';
-
-/** Room left in the 255-character slug for a "-N" suffix. */
-const SLUG_BASE_MAX = 240;
 
 export const createCompany = defineTool({
   name: 'create_company',
@@ -44,44 +35,11 @@ export const createCompany = defineTool({
   permission: 'edit_companies',
   write: true,
   async handler(ctx, input) {
-    const { principal } = ctx;
-    const base = slugify(input.name).slice(0, SLUG_BASE_MAX).replace(/-$/, '') || 'company';
-    const now = nowIso(ctx.clock.now());
-    const row: Omit<CompanyRow, 'slug'> = {
-      id: newId(),
-      firm_id: principal.firm.id,
-      name: input.name,
-      description: input.description,
-      sector: input.sector,
-      firm_sector: '',
-      city: input.city,
-      status: NEW_COMPANY_STATUS,
-      unique_ref: '',
-      website: input.website,
-      logo_url: PLACEHOLDER_LOGO,
+    const company = await createCompanyRecord(ctx, {
+      ...input,
       fiscal_year_end: storedFiscalYearEnd(input.fiscal_year_end),
-      reporting_currency: principal.firm.preferred_currency,
-      investment_lead_id: null,
-      created_at: now,
-      updated_at: now,
-    };
-    // Its own transaction over MCP; a savepoint inside the one a REST write already runs in.
-    const slug = await inTransaction(ctx.repos, async (repos) => {
-      const slug = await repos.companies.createWithFreeSlug(row, base);
-      // A creator limited to listed companies must still see what they created.
-      if (!principal.user.all_companies) await repos.users.grantCompany(principal.user.id, row.id);
-      const { id: _id, firm_id: _firm, created_at: _c, updated_at: _u, ...written } = row;
-      await repos.changeLog.record({
-        firmId: principal.firm.id,
-        entity: 'companies',
-        entityId: row.id,
-        action: 'create',
-        changedBy: principal.user.id,
-        changedAt: now,
-        changes: { ...written, slug },
-      });
-      return slug;
+      logo_url: PLACEHOLDER_LOGO,
     });
-    return toCompany({ ...row, slug, invested_fund_ids: [] });
+    return toCompany({ ...company, invested_fund_ids: [] });
   },
 });

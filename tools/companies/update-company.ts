@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { nowIso } from '../../db/ids.ts';
 import type { CompanyChanges } from '../../db/repos/companies.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { updateCompany as updateCompanyRecord } from '../../services/companies.ts';
 import { defineTool } from '../define.ts';
-import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
+import { MissingParameter } from '../errors.ts';
 import { Company, toCompany } from '../schemas/company.ts';
 import { companyText, FiscalYearEnd, Sector, storedFiscalYearEnd } from '../schemas/company-fields.ts';
 
@@ -17,10 +16,6 @@ const FIELDS = [
   'sector',
   'website',
 ] as const;
-
-function notFound(id: string): NotFound {
-  return new NotFound(`no company with id ${id}; call list_companies or search_companies for valid ids`);
-}
 
 export const updateCompany = defineTool({
   name: 'update_company',
@@ -64,44 +59,8 @@ export const updateCompany = defineTool({
         FIELDS.map((field) => ({ field, message })),
       );
     }
-    const { principal } = ctx;
-    const company = await ctx.repos.companies.find(principal.scope, { id: input.company_id });
-    if (!company) throw notFound(input.company_id);
-    const lead = input.investment_lead_id;
-    if (lead && !(await ctx.repos.users.activeInFirm(principal.firm.id, [lead])).has(lead)) {
-      throw InvalidInput.field(
-        'investment_lead_id',
-        `no active user of your firm has id ${lead}; call list_users for valid ids`,
-      );
-    }
-
-    const changes: CompanyChanges = {};
-    const log: Record<string, { from: unknown; to: unknown }> = {};
-    for (const field of given) {
-      const to = field === 'fiscal_year_end' ? storedFiscalYearEnd(input[field]!) : input[field];
-      if (to === company[field]) continue;
-      Object.assign(changes, { [field]: to });
-      log[field] = { from: company[field], to };
-    }
-    const now = nowIso(ctx.clock.now());
-    if (Object.keys(changes).length > 0) {
-      await inTransaction(ctx.repos, async (repos) => {
-        if (!(await repos.companies.update(principal.firm.id, company.id, changes, now))) {
-          throw notFound(input.company_id);
-        }
-        await repos.changeLog.record({
-          firmId: principal.firm.id,
-          entity: 'companies',
-          entityId: company.id,
-          action: 'update',
-          changedBy: principal.user.id,
-          changedAt: now,
-          changes: log,
-        });
-      });
-    }
-    const updated = await ctx.repos.companies.get(principal.scope, company.id);
-    if (!updated) throw notFound(input.company_id);
-    return toCompany(updated);
+    const changes = Object.fromEntries(given.map((f) => [f, input[f]])) as CompanyChanges;
+    if (changes.fiscal_year_end) changes.fiscal_year_end = storedFiscalYearEnd(changes.fiscal_year_end);
+    return toCompany(await updateCompanyRecord(ctx, input.company_id, changes));
   },
 });

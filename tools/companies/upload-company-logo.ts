@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { extensionList, IMAGE_FORMATS } from '../../core/file-types.ts';
-import { nowIso } from '../../db/ids.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { replaceLogo } from '../../services/companies.ts';
 import { defineTool } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { type FileUpload, MB, storedFileName, uploadedFile } from '../schemas/upload.ts';
@@ -47,33 +46,10 @@ export const uploadCompanyLogo = defineTool({
   mcp: false,
   async handler(ctx, input) {
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
-    const now = nowIso(ctx.clock.now());
     const { content_type, bytes } = input.file;
     const filename = storedFileName('file', input.file.filename);
     const logoUrl = companyLogoUrl(ctx.publicUrl, company.id);
-    await inTransaction(ctx.repos, async (repos) => {
-      await repos.companyLogos.replace(
-        {
-          company_id: company.id,
-          firm_id: company.firm_id,
-          filename,
-          content_type,
-          size: bytes.length,
-          content: bytes,
-          uploaded_at: now,
-        },
-        logoUrl,
-      );
-      await repos.changeLog.record({
-        firmId: company.firm_id,
-        entity: 'companies',
-        entityId: company.id,
-        action: 'update',
-        changedBy: ctx.principal.user.id,
-        changedAt: now,
-        changes: { logo_url: logoUrl, logo: { filename, content_type, size: bytes.length } },
-      });
-    });
+    await replaceLogo(ctx, company, { filename, content_type, size: bytes.length, content: bytes }, logoUrl);
     return { success: true, message: `Replaced the logo of ${company.name}.`, logo_url: logoUrl };
   },
 });

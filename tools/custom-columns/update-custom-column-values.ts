@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { newId, nowIso } from '../../db/ids.ts';
 import type { CustomColumnOptionRow, CustomColumnRow } from '../../db/repos/custom-columns.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { setColumnValues } from '../../services/custom-columns.ts';
 import { defineTool } from '../define.ts';
 import type { FieldError } from '../errors.ts';
 import { resolveItemCompanies, throwFieldErrors } from '../schemas/item-company.ts';
@@ -184,38 +183,20 @@ export const updateCustomColumnValues = defineTool({
     });
     throwFieldErrors(errors, 'custom column values');
 
-    const now = nowIso(ctx.clock.now());
-    await inTransaction(ctx.repos, async (repos) => {
-      for (const [i, item] of input.items.entries()) {
-        const company = companies[i]!;
+    await setColumnValues(
+      ctx,
+      input.items.map((item, i) => {
+        const column = columns.get(item.custom_column_id)!;
         const { text, options: chosen } = planned[i]!;
-        const existing = await repos.customColumns.valueId(company.id, item.custom_column_id);
-        const id = existing ?? newId();
-        const optionIds =
-          columns.get(item.custom_column_id)!.type === 'text' ? null : chosen.map((o) => o.id);
-        await repos.customColumns.setValue({
-          id,
-          column_id: item.custom_column_id,
-          company_id: company.id,
-          value_text: text,
-          option_ids: optionIds,
-        });
-        await repos.changeLog.record({
-          firmId: principal.firm.id,
-          entity: 'custom_column_values',
-          entityId: id,
-          action: existing ? 'update' : 'create',
-          changedBy: principal.user.id,
-          changedAt: now,
-          changes: {
-            company_id: company.id,
-            column_id: item.custom_column_id,
-            value_text: text,
-            option_ids: optionIds,
-          },
-        });
-      }
-    });
+        return {
+          companyId: companies[i]!.id,
+          columnId: column.id,
+          columnName: column.name,
+          text,
+          options: column.type === 'text' ? null : chosen,
+        };
+      }),
+    );
 
     return {
       results: input.items.map((item, i) => {

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { DOCUMENT_FORMATS, extensionList } from '../../core/file-types.ts';
-import { newId, nowIso } from '../../db/ids.ts';
-import { inTransaction } from '../../db/repos/index.ts';
+import { uploadDocument as storeDocument } from '../../services/documents.ts';
+import { checkStorageQuota } from '../../services/storage-quota.ts';
 import { defineTool } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { type FileUpload, MB, storedFileName, uploadedFile } from '../schemas/upload.ts';
-import { checkStorageQuota } from './storage-quota.ts';
 
 /** The largest document accepted, as the reference states it (32 MB, counted in MiB). */
 export const DOCUMENT_MAX_BYTES = 32 * MB;
@@ -50,48 +49,9 @@ export const uploadDocument = defineTool({
   mcp: false,
   async handler(ctx, input) {
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
-    const now = nowIso(ctx.clock.now());
-    const { content_type, bytes } = input.file;
     const filename = storedFileName('file', input.file.filename);
-    const file = {
-      id: newId(),
-      filename,
-      content_type,
-      size: bytes.length,
-      content: bytes,
-    };
-    const document = {
-      id: newId(),
-      firm_id: company.firm_id,
-      company_id: company.id,
-      information_request_id: null,
-      file_id: file.id,
-      name: filename,
-      parse_state: 'not-started',
-      parsed_at: null,
-      uploaded_at: now,
-      submitted_date: now.slice(0, 10),
-      source: 'upload',
-    };
-    await inTransaction(ctx.repos, async (repos) => {
-      await checkStorageQuota(ctx, repos, 'file', bytes.length, { lock: true });
-      await repos.documents.create(document, file);
-      await repos.changeLog.record({
-        firmId: company.firm_id,
-        entity: 'documents',
-        entityId: document.id,
-        action: 'create',
-        changedBy: ctx.principal.user.id,
-        changedAt: now,
-        changes: {
-          company_id: company.id,
-          name: filename,
-          content_type,
-          size: bytes.length,
-          source: 'upload',
-        },
-      });
-    });
-    return { success: true, message: `Uploaded ${filename} to ${company.name}.`, document_id: document.id };
+    const { content_type, bytes } = input.file;
+    const id = await storeDocument(ctx, company.id, { filename, content_type, bytes }, ctx.publicUrl);
+    return { success: true, message: `Uploaded ${filename} to ${company.name}.`, document_id: id };
   },
 });

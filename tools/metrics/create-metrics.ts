@@ -1,27 +1,10 @@
 import { z } from 'zod';
-import {
-  ALL_CADENCES,
-  CUSTOM_CATEGORY,
-  isMonetary,
-  isNumericKind,
-  normaliseCategoryName,
-} from '../../core/categories.ts';
-import { endOfMonth } from '../../core/clock.ts';
-import { decimalDigitsProblem, isDecimal } from '../../core/decimal.ts';
-import type { CategoryRow } from '../../db/repos/metrics.ts';
-import type { ToolContext } from '../context.ts';
+import { ALL_CADENCES, CUSTOM_CATEGORY } from '../../core/categories.ts';
+import { createMetrics as createMetricPoints } from '../../services/metrics.ts';
 import { defineTool } from '../define.ts';
-import {
-  companyNotFound,
-  type FieldError,
-  InvalidInput,
-  MissingParameter,
-  ToolError,
-  throwIfUnknownCompany,
-} from '../errors.ts';
+import type { FieldError } from '../errors.ts';
 import { inputError } from '../run.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
-import { CategoryIndex } from './filters.ts';
 
 export const MAX_POINTS = 10_000;
 
@@ -87,162 +70,14 @@ function rawOf(item: PointItem): Raw | null {
   return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Raw) : null;
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-/** The problem with a value for its category, if any. */
-function valueProblem(value: string, category: CategoryRow, label: string): string | undefined {
-  if (category.category_type === 'select') {
-    return category.choices.includes(value)
-      ? undefined
-      : `must be one of the choices of ${label}: ${category.choices.map((c) => JSON.stringify(c)).join(', ')}`;
-  }
-  if (isNumericKind(category.category_type) && !(isDecimal(value) && value === value.trim())) {
-    return `must be a decimal number such as 1234.56 for ${label} (${category.category_type}); no exponent, spaces or separators`;
-  }
-  return isNumericKind(category.category_type) ? decimalDigitsProblem(value) : undefined;
-}
-
-interface Checked {
-  errors: FieldError[];
-  companyId: string;
-  budgetId: string | null;
-  categories: CategoryRow[];
-}
-
-/** Every field error of the request, or none; the company, budget and categories need the database. */
-async function validate(ctx: ToolContext, items: PointItem[]): Promise<Checked> {
-  const scope = ctx.principal.scope;
-  const raws = items.map(rawOf);
-  const errorsOf: FieldError[][] = items.map(() => []);
-
-  // One company and one budget per request: the first item that names them sets them.
-  const companyId = raws.map((r) => str(r?.company_id)).find((v) => v !== undefined) ?? '';
-  const firstBudget = raws.find((r) => r !== null);
-  const budgetId = str(firstBudget?.budget_id) ?? null;
-  const isBudget = firstBudget?.is_budget_metric === true;
-  const visible = companyId ? await ctx.repos.companies.names(scope, [companyId]) : new Map();
-  const budget = budgetId ? await ctx.repos.budgets.get(scope, budgetId) : undefined;
-  const index = await CategoryIndex.load(ctx);
-  const latest = endOfMonth(ctx.clock.now());
-  const categories: CategoryRow[] = [];
-  const seen = new Map<string, number>();
-
-  items.forEach((item, i) => {
-    const at = `items[${i}]`;
-    const own = errorsOf[i]!;
+/** The schema errors of each point, named by its position in the request. */
+function schemaErrors(items: PointItem[]): FieldError[][] {
+  return items.map((item, i) => {
     const rejected = item[REJECTED];
-    if (rejected) {
-      const issues = rejected.issues.map((issue) => ({ ...issue, path: ['items', i, ...issue.path] }));
-      own.push(...inputError(new z.ZodError(issues)).errors);
-    }
-    const raw = raws[i];
-    if (!raw) return;
-
-    const itemCompany = str(raw.company_id);
-    if (itemCompany && itemCompany !== companyId) {
-      own.push({
-        field: `${at}.company_id`,
-        message: `must be ${companyId}, the company named first: one company per request`,
-      });
-    } else if (itemCompany && !visible.has(itemCompany)) {
-      own.push(companyNotFound(`${at}.company_id`, itemCompany));
-    }
-
-    const itemBudget = str(raw.budget_id) ?? null;
-    const itemIsBudget = raw.is_budget_metric === true;
-    if (itemBudget !== budgetId || itemIsBudget !== isBudget) {
-      own.push({
-        field: `${at}.budget_id`,
-        message: `every item must have the budget_id and is_budget_metric of items[0] (${budgetId ?? 'none'}, ${isBudget}): one budget per request`,
-      });
-    } else if (itemIsBudget && !itemBudget) {
-      own.push({ field: `${at}.budget_id`, message: 'is required when is_budget_metric is true' });
-    } else if (!itemIsBudget && itemBudget) {
-      own.push({ field: `${at}.is_budget_metric`, message: 'must be true when budget_id is given' });
-    } else if (itemBudget && (!budget || budget.company_id !== companyId)) {
-      own.push({
-        field: `${at}.budget_id`,
-        message: `no budget with id ${itemBudget} of company ${companyId}; call list_budgets for valid ids`,
-      });
-    }
-
-    const day = str(raw.date);
-    if (!itemIsBudget && day && day > latest) {
-      own.push({
-        field: `${at}.date`,
-        message: `must be on or before ${latest}, the end of the current month: actual data cannot be dated in the future (budget data can)`,
-      });
-    }
-
-    const name = str(raw.category);
-    if (!name) return;
-    if (normaliseCategoryName(name) === CUSTOM_CATEGORY) {
-      own.push({
-        field: `${at}.category`,
-        message: 'name the custom metric by its display name; get_metrics_options lists them',
-      });
-      return;
-    }
-    const found = index.lookup(name, `${at}.category`);
-    if (!('id' in found)) {
-      own.push(found);
-      return;
-    }
-    categories[i] = found;
-    const label = found.is_standard ? found.name : `the custom metric ${found.name}`;
-    const cadence = str(raw.metric_cadence);
-    if (cadence && (ALL_CADENCES as readonly string[]).includes(cadence)) {
-      if (found.is_point_in_time && cadence !== 'point_in_time') {
-        own.push({
-          field: `${at}.metric_cadence`,
-          message: `must be point_in_time: ${label} is a point-in-time category`,
-        });
-      } else if (!found.is_point_in_time && cadence === 'point_in_time') {
-        own.push({
-          field: `${at}.metric_cadence`,
-          message: `${label} is a flow over a period: use day, week, month, quarter, half_year or year`,
-        });
-      }
-    }
-    const value = typeof raw.value === 'string' ? raw.value : undefined;
-    if (value) {
-      const problem = valueProblem(value, found, label);
-      if (problem) own.push({ field: `${at}.value`, message: problem });
-    }
-    const currency = raw.currency;
-    const hasCurrency = currency !== undefined && currency !== null;
-    if (isMonetary(found.category_type) && !hasCurrency) {
-      own.push({ field: `${at}.currency`, message: `is required for ${label} (an amount of money)` });
-    } else if (!isMonetary(found.category_type) && hasCurrency) {
-      own.push({
-        field: `${at}.currency`,
-        message: `is only for amounts of money; leave it out for ${label} (${found.category_type})`,
-      });
-    }
-    const date = str(raw.date);
-    if (cadence && date) {
-      const key = `${found.id}|${cadence}|${date}`;
-      const earlier = seen.get(key);
-      if (earlier !== undefined) {
-        own.push({
-          field: `${at}.date`,
-          message: `repeats items[${earlier}]: the same category, cadence, date and budget`,
-        });
-      } else seen.set(key, i);
-    }
+    if (!rejected) return [];
+    const issues = rejected.issues.map((issue) => ({ ...issue, path: ['items', i, ...issue.path] }));
+    return inputError(new z.ZodError(issues)).errors;
   });
-
-  // One message per field is enough: a rule error on a field that already failed adds nothing.
-  const errors: FieldError[] = [];
-  for (const own of errorsOf) {
-    const fields = new Set<string>();
-    for (const e of own) {
-      if (fields.has(e.field)) continue;
-      fields.add(e.field);
-      errors.push(e);
-    }
-  }
-  return { errors, companyId, budgetId, categories };
 }
 
 export const createMetrics = defineTool({
@@ -272,50 +107,13 @@ export const createMetrics = defineTool({
   write: true,
   async handler(ctx, input) {
     const items = input.items as PointItem[];
-    const { errors, companyId, budgetId, categories } = await validate(ctx, items);
-    if (errors.length > 0) {
-      throwIfUnknownCompany(errors);
-      const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-      const allMissing = errors.every((e) => e.message === 'is required');
-      throw allMissing
-        ? new MissingParameter(`missing ${summary}`, errors)
-        : new InvalidInput(`invalid metric data: ${summary}`, errors);
-    }
-
-    const result = await ctx.repos.metricWrites.writeMany(ctx.principal.scope, {
-      companyId,
-      budgetId,
-      points: items.map((item, i) => ({
-        category_id: categories[i]!.id,
-        cadence: item.metric_cadence,
-        date: item.date,
-        value: item.value,
-        currency: item.currency ?? null,
-      })),
-      mode: input.on_conflict,
-      userId: ctx.principal.user.id,
-      at: ctx.clock.now().toISOString(),
+    const { companyId, budgetId, categories, written } = await createMetricPoints(ctx, {
+      points: items.map(rawOf),
+      schemaErrors: schemaErrors(items),
+      onConflict: input.on_conflict,
     });
-    if (result.conflicts.length > 0) {
-      const conflicts = result.conflicts.map((i) => ({
-        field: `items[${i}]`,
-        message:
-          'a datum of this company, category, cadence, date and budget exists; on_conflict overwrite ' +
-          'replaces it, skip keeps it',
-      }));
-      throw new ToolError(
-        409,
-        'conflict',
-        `${conflicts.length} of ${items.length} points meet existing data: ${result.conflicts
-          .slice(0, 20)
-          .map((i) => `items[${i}]`)
-          .join(', ')}${conflicts.length > 20 ? ', …' : ''}; nothing was written`,
-        conflicts,
-      );
-    }
-
     return {
-      results: result.written.map((w, i) => {
+      results: written.map((w, i) => {
         const item = items[i]!;
         const category = categories[i]!;
         return {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { deleteMetric as deleteMetricDatum } from '../../services/metrics.ts';
 import { defineTool } from '../define.ts';
-import { NotFound } from '../errors.ts';
 
 export const deleteMetric = defineTool({
   name: 'delete_metric',
@@ -19,17 +19,7 @@ export const deleteMetric = defineTool({
   permission: 'edit_metrics',
   write: true,
   async handler(ctx, input) {
-    const deleted = await ctx.repos.metricWrites.softDelete(
-      ctx.principal.scope,
-      input.datum_id,
-      ctx.principal.user.id,
-      ctx.clock.now().toISOString(),
-    );
-    if (!deleted) {
-      throw new NotFound(
-        `no metric datum with id ${input.datum_id}; get_company_metrics (GET /v1/metrics/ over REST) lists valid ids`,
-      );
-    }
+    await deleteMetricDatum(ctx, input.datum_id);
     return { success: true, message: `metric datum ${input.datum_id} deleted` };
   },
 });

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { isNumericKind } from '../../core/categories.ts';
-import { decimalDigitsProblem, isDecimal } from '../../core/decimal.ts';
 import type { User } from '../../core/principal.ts';
-import type { DatumTarget } from '../../db/repos/metric-writes.ts';
+import { updateMetric as updateMetricValue } from '../../services/metrics.ts';
 import { defineTool } from '../define.ts';
-import { InvalidInput, MissingParameter, NotFound } from '../errors.ts';
+import { MissingParameter } from '../errors.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
 
 /** At most 20 comments are added per call, so the latest 20 always hold every one just written. */
@@ -34,34 +32,6 @@ export const MetricUpdateResult = z.object({
 /** `updated_by` of a comment: the caller's full name, or the e-mail address when no name is set. */
 export function displayName(user: User): string {
   return `${user.first_name} ${user.last_name}`.trim() || user.email;
-}
-
-function notFound(id: string): NotFound {
-  return new NotFound(
-    `no metric datum with id ${id}; get_company_metrics (GET /v1/metrics/ over REST) lists valid ids`,
-  );
-}
-
-/** The value must suit the datum's category: a decimal for numeric kinds, one of the choices for select. */
-function checkValue(value: string, datum: DatumTarget): void {
-  if (datum.category_type === 'select') {
-    if (!datum.choices.includes(value)) {
-      throw InvalidInput.field(
-        'value',
-        `must be one of the choices of ${datum.category_name}: ${datum.choices.map((c) => JSON.stringify(c)).join(', ')}`,
-      );
-    }
-    return;
-  }
-  if (isNumericKind(datum.category_type) && !(isDecimal(value) && value === value.trim())) {
-    const what = datum.is_standard ? datum.category_name : `the custom metric ${datum.category_name}`;
-    throw InvalidInput.field(
-      'value',
-      `must be a decimal number such as 1234.56 for ${what} (${datum.category_type}); no exponent, spaces or separators`,
-    );
-  }
-  const digits = isNumericKind(datum.category_type) ? decimalDigitsProblem(value) : undefined;
-  if (digits) throw InvalidInput.field('value', digits);
 }
 
 export const updateMetric = defineTool({
@@ -115,24 +85,12 @@ export const updateMetric = defineTool({
         { field: 'comments', message },
       ]);
     }
-    const scope = ctx.principal.scope;
-    const datum = await ctx.repos.metricWrites.target(scope, input.datum_id);
-    if (!datum) throw notFound(input.datum_id);
-    if (input.value !== undefined) checkValue(input.value, datum);
-
-    const updated = await ctx.repos.metricWrites.update(
-      scope,
+    const updated = await updateMetricValue(
+      ctx,
       input.datum_id,
-      {
-        value: input.value,
-        currency: input.currency,
-        comments: input.comments?.map((c) => c.content),
-      },
-      { userId: ctx.principal.user.id, name: displayName(ctx.principal.user) },
-      ctx.clock.now().toISOString(),
+      { value: input.value, currency: input.currency, comments: input.comments?.map((c) => c.content) },
+      displayName(ctx.principal.user),
     );
-    // Deleted between the check and the change.
-    if (!updated) throw notFound(input.datum_id);
     return {
       ...updated,
       comments: updated.comments.slice(-LATEST_COMMENTS),

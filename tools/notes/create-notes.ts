@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { newId, nowIso } from '../../db/ids.ts';
-import { inTransaction } from '../../db/repos/index.ts';
-import type { NoteRow } from '../../db/repos/notes.ts';
+import { createNotes as createNoteRecords } from '../../services/notes.ts';
 import { defineTool } from '../define.ts';
 import type { FieldError } from '../errors.ts';
 import { resolveItemCompanies, throwFieldErrors } from '../schemas/item-company.ts';
@@ -62,33 +60,11 @@ export const createNotes = defineTool({
     });
     throwFieldErrors(errors, 'notes');
 
-    const now = nowIso(ctx.clock.now());
-    const rows: NoteRow[] = input.items.map((item) => ({
-      id: newId(),
-      firm_id: principal.firm.id,
-      company_id: first.id,
-      author_id: principal.user.id,
-      note: item.note,
-      created_at: now,
-    }));
-    const written = await inTransaction(ctx.repos, async (repos) => {
-      await repos.notes.createMany(rows);
-      await repos.changeLog.record(
-        ...rows.map((r) => ({
-          firmId: principal.firm.id,
-          entity: 'notes',
-          entityId: r.id,
-          action: 'create' as const,
-          changedBy: principal.user.id,
-          changedAt: now,
-          changes: { company_id: r.company_id, author_id: r.author_id, note: r.note },
-        })),
-      );
-      return repos.notes.withAuthors(
-        principal.firm.id,
-        rows.map((r) => r.id),
-      );
-    });
+    const written = await createNoteRecords(
+      ctx,
+      first.id,
+      input.items.map((item) => item.note),
+    );
     return { results: written.map(toNote) };
   },
 });

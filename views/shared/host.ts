@@ -15,15 +15,25 @@ export interface ToolResult {
 }
 
 export interface ViewHost {
-  /** Calls a tool of the same server through the host; resolves to its structuredContent, rejects on an error result. */
+  /**
+   * Calls a tool of the same server through the host, in the detailed form (a view reads exact fields);
+   * resolves to its structuredContent, rejects on an error result.
+   */
   call<T>(name: string, args: Record<string, unknown>): Promise<T>;
 }
 
 export interface ViewOptions {
   name: string;
+  /** The tool the view shows. */
+  tool: string;
   /** The arguments the model called the tool with (when the host sends them). */
   onInput?(args: Record<string, unknown>): void;
-  /** The tool's result: the first one, and any the host sends later. */
+  /**
+   * The arguments the view asks the tool again with when the model's result is not the detailed form;
+   * the model's own by default. `first` is the model's result, in whichever form it came.
+   */
+  detailedArgs?(args: Record<string, unknown>, first: Record<string, unknown>): Record<string, unknown>;
+  /** The tool's result in the detailed form: the first one, and any the host sends later. */
   onResult(result: ToolResult, host: ViewHost): void;
 }
 
@@ -65,17 +75,58 @@ export async function startView(options: ViewOptions): Promise<void> {
   const app = new App({ name: options.name, version: '1.0.0' }, {}, { autoResize: false });
   const host: ViewHost = {
     async call<T>(name: string, args: Record<string, unknown>): Promise<T> {
-      const result = (await app.callServerTool({ name, arguments: args })) as ToolResult;
+      const result = (await app.callServerTool({
+        name,
+        arguments: { ...args, response_format: 'detailed' },
+      })) as ToolResult;
       if (result.isError || !result.structuredContent) throw new Error(errorText(result));
       return result.structuredContent as T;
     },
   };
-  app.ontoolinput = (params) => options.onInput?.(params.arguments ?? {});
-  app.ontoolresult = (result) => options.onResult(result as ToolResult, host);
+  let input: Record<string, unknown> | undefined;
+  let latest = 0;
+  app.ontoolinput = (params) => {
+    input = params.arguments ?? {};
+    options.onInput?.(input);
+  };
+  app.ontoolresult = (result) => {
+    const mine = ++latest;
+    void detailedResult(options, host, result as ToolResult, input).then((detailed) => {
+      // A later result (the host may send more than one) wins over this one.
+      if (mine === latest) options.onResult(detailed, host);
+    });
+  };
   app.onhostcontextchanged = (ctx) => applyContext(ctx);
   await app.connect(new PostMessageTransport(window.parent, window.parent));
   applyContext(app.getHostContext());
   watchSize(app);
+}
+
+/**
+ * The model's result in the detailed form. Over MCP a read tool answers concisely unless asked otherwise
+ * (fields dropped, constants stated once, rows reshaped), so unless the model asked for `detailed`, the
+ * tool is asked again through the host with the same arguments (MCP Apps hosts send the arguments before
+ * the result). An error result is shown as it is.
+ */
+async function detailedResult(
+  options: ViewOptions,
+  host: ViewHost,
+  result: ToolResult,
+  input: Record<string, unknown> | undefined,
+): Promise<ToolResult> {
+  if (result.isError || !result.structuredContent) return result;
+  if (input?.response_format === 'detailed') return result;
+  const args = { ...(input ?? {}) };
+  delete args.response_format;
+  try {
+    const detailed = await host.call<Record<string, unknown>>(
+      options.tool,
+      options.detailedArgs ? options.detailedArgs(args, result.structuredContent) : args,
+    );
+    return { ...result, structuredContent: detailed };
+  } catch (err) {
+    return { isError: true, content: [{ type: 'text', text: (err as Error).message }] };
+  }
 }
 
 /** Runs `work` over `items` with at most `limit` calls under way at once. */

@@ -12,12 +12,16 @@ import {
 import { endOfMonth } from '../core/clock.ts';
 import { convertDecimal, decimalDigitsProblem, isDecimal } from '../core/decimal.ts';
 import type { Firm } from '../core/principal.ts';
-import { newId } from './ids.ts';
-import type { FinancingRecord, NewFinancing, StoredMoney } from './repos/cap-table.ts';
-import { rateKey } from './repos/fx-rates.ts';
-import { createRepos, type Repos } from './repos/index.ts';
-import { datumKey, type NewDatum, type ValueChange } from './repos/metric-writes.ts';
-import { bool, chunk } from './repos/util.ts';
+import { newId } from '../db/ids.ts';
+import type { FinancingRecord, NewFinancing, StoredMoney } from '../db/repos/cap-table.ts';
+import { rateKey } from '../db/repos/fx-rates.ts';
+import { createRepos, type Repos } from '../db/repos/index.ts';
+import { datumKey, type NewDatum, type ValueChange } from '../db/repos/metric-writes.ts';
+import { bool, chunk } from '../db/repos/util.ts';
+import { type Recorder, record, SYSTEM_ACTOR } from './changes.ts';
+import { recordCompany } from './companies.ts';
+import { MetricEventSummary } from './metric-events.ts';
+import { recordNotes } from './notes.ts';
 
 /** One thing wrong with the input, located as the user can find it (`line 7`, `metrics[3]`). */
 export interface ImportProblem {
@@ -511,22 +515,25 @@ type Tally = (outcome: keyof ImportCounts, items?: number) => void;
 
 async function writeCompanies(
   trx: Knex.Transaction,
-  firm: Firm,
+  recorder: Recorder,
   companies: Plan['companies'],
-  now: string,
   tally: Tally,
 ): Promise<void> {
+  const now = recorder.at;
   for (const { item, record } of companies) {
     if (!record.stored) {
-      await trx('companies').insert({
+      const row = {
         ...item.fields,
         id: record.id,
-        firm_id: firm.id,
+        firm_id: recorder.firmId,
         slug: item.slug,
         reporting_currency: record.reporting_currency,
         created_at: now,
         updated_at: now,
-      });
+      };
+      await trx('companies').insert(row);
+      const { id: _id, firm_id: _firm, created_at: _c, updated_at: _u, ...written } = row;
+      await recordCompany(recorder, row, 'create', written);
       tally('created');
       continue;
     }
@@ -539,15 +546,41 @@ async function writeCompanies(
     await trx('companies')
       .where({ id: record.id })
       .update({ ...Object.fromEntries(changed), updated_at: now });
+    const log = Object.fromEntries(
+      changed.map(([k, to]) => [k, { from: stored[k as CompanyField] ?? null, to }]),
+    );
+    await recordCompany(
+      recorder,
+      { ...stored, ...Object.fromEntries(changed), updated_at: now },
+      'update',
+      log,
+    );
     tally('updated');
   }
 }
 
+/** The change-log row and event of a budget written by the import. */
+function budgetRecorded(
+  row: Pick<BudgetRow, 'id' | 'company_id'> & Partial<BudgetRow>,
+  action: 'create' | 'update',
+  changes: Record<string, unknown>,
+) {
+  return {
+    change: { entity: 'budgets', entityId: row.id, action, changes },
+    event: {
+      type: action === 'create' ? 'budget.created' : 'budget.updated',
+      companyId: row.company_id,
+      resourceType: 'budget',
+      resourceId: row.id,
+      data: { ...row },
+    },
+  };
+}
+
 async function writeBudgets(
   trx: Knex.Transaction,
-  firm: Firm,
+  recorder: Recorder,
   budgets: Plan['budgets'],
-  now: string,
   tally: Tally,
 ): Promise<void> {
   for (const { item, id, companyId, existing } of budgets) {
@@ -557,17 +590,16 @@ async function writeBudgets(
       ...(item.description !== undefined ? { description: item.description } : {}),
     };
     if (!existing) {
-      await trx('budgets').insert({
-        id,
-        firm_id: firm.id,
-        company_id: companyId,
-        name: item.name,
-        ...fields,
-        created_at: now,
-      });
+      const row = { id, company_id: companyId, name: item.name, ...fields };
+      await trx('budgets').insert({ ...row, firm_id: recorder.firmId, created_at: recorder.at });
+      await record(
+        recorder,
+        budgetRecorded(row, 'create', { name: item.name, company_id: companyId, ...fields }),
+      );
       tally('created');
     } else if (Object.entries(fields).some(([k, v]) => !same(existing[k as keyof BudgetRow], v))) {
       await trx('budgets').where({ id }).update(fields);
+      await record(recorder, budgetRecorded({ ...existing, ...fields }, 'update', fields));
       tally('updated');
     } else tally('skipped');
   }
@@ -582,11 +614,13 @@ const METRIC_SLICE = 1000;
  */
 async function writeMetrics(
   repos: Repos,
-  firm: Firm,
+  recorder: Recorder,
   metrics: Plan['metrics'],
-  now: string,
   tally: Tally,
 ): Promise<void> {
+  const firm = { id: recorder.firmId };
+  const now = recorder.at;
+  const summary = new MetricEventSummary();
   const live = await repos.metricWrites.liveData(
     firm.id,
     metrics.map((m) => m.companyId),
@@ -604,15 +638,34 @@ async function writeMetrics(
         budget_id: budgetId,
       };
       const current = live.get(datumKey(datum));
+      const { cadence, date, value, currency } = item;
       if (!current) {
-        inserts.push({
-          ...datum,
-          id: newId(),
-          value: item.value,
-          currency: item.currency,
-          detailed_source: 'import',
+        const id = newId();
+        inserts.push({ ...datum, id, value, currency, detailed_source: 'import' });
+        summary.add({
+          type: 'metric.created',
+          companyId,
+          category,
+          cadence,
+          date,
+          budgetId,
+          id,
+          value,
+          currency,
         });
-      } else if (current.value !== item.value || (current.currency ?? null) !== item.currency) {
+      } else if (current.value !== value || (current.currency ?? null) !== currency) {
+        const id = current.id;
+        summary.add({
+          type: 'metric.updated',
+          companyId,
+          category,
+          cadence,
+          date,
+          budgetId,
+          id,
+          value,
+          currency,
+        });
         changes.push({
           id: current.id,
           old_value: current.value,
@@ -628,17 +681,18 @@ async function writeMetrics(
     tally('updated', changes.length);
     tally('skipped', slice.length - inserts.length - changes.length);
   }
+  // One event per company, category, cadence and budget of the import, however many points it wrote.
+  await record(recorder, ...summary.recorded());
 }
 
 /** Notes have no key of their own: the same author, company and text (and time, when given) is the same note. */
 async function writeNotes(
   trx: Knex.Transaction,
-  repos: Repos,
-  firm: Firm,
+  recorder: Recorder,
   notes: Plan['notes'],
-  now: string,
   tally: Tally,
 ): Promise<void> {
+  const { repos, firmId } = recorder;
   for (const { item, companyId, authorId } of notes) {
     const match = trx('notes').where({ company_id: companyId, author_id: authorId, note: item.note });
     if (item.created_at) match.where({ created_at: item.created_at });
@@ -646,14 +700,16 @@ async function writeNotes(
       tally('skipped');
       continue;
     }
-    await repos.notes.create({
+    const note = {
       id: newId(),
-      firm_id: firm.id,
+      firm_id: firmId,
       company_id: companyId,
       author_id: authorId,
       note: item.note,
-      created_at: item.created_at ?? now,
-    });
+      created_at: item.created_at ?? recorder.at,
+    };
+    await repos.notes.create(note);
+    await recordNotes(recorder, [note]);
     tally('created');
   }
 }
@@ -748,12 +804,12 @@ function sameFinancing(stored: FinancingRecord, next: NewFinancing): boolean {
 
 /** New rounds are inserted before stored ones are rewritten: a rewritten round may link to a new one. */
 async function writeFinancings(
-  repos: Repos,
+  recorder: Recorder,
   firm: Firm,
   financings: Plan['financings'],
-  now: string,
   tally: Tally,
 ): Promise<void> {
+  const { repos, at: now } = recorder;
   const scope = { firmId: firm.id, companyIds: null };
   const stored = new Map<string, FinancingRecord>();
   for (const ids of chunk(
@@ -772,6 +828,24 @@ async function writeFinancings(
   }
   await repos.capTable.insertFinancings(firm.id, inserts);
   await repos.capTable.replaceFinancings(replacements);
+  const recorded = (type: string, action: 'create' | 'update') => (f: NewFinancing) => {
+    const { id, created_at: _, ...fields } = f;
+    return {
+      change: { entity: 'financings', entityId: id, action, changes: fields },
+      event: {
+        type,
+        companyId: f.company_id,
+        resourceType: 'financings',
+        resourceId: id,
+        data: { id, ...fields },
+      },
+    };
+  };
+  await record(
+    recorder,
+    ...inserts.map(recorded('financing_round.created', 'create')),
+    ...replacements.map(recorded('financing_round.updated', 'update')),
+  );
   tally('created', inserts.length);
   tally('updated', replacements.length);
   tally('skipped', financings.length - inserts.length - replacements.length);
@@ -798,12 +872,13 @@ async function write(
     done += items;
     options.onProgress?.(done, total);
   };
-  const { now } = options;
-  await writeCompanies(trx, firm, plan.companies, now, tally);
-  await writeBudgets(trx, firm, plan.budgets, now, tally);
-  await writeMetrics(repos, firm, plan.metrics, now, tally);
-  await writeNotes(trx, repos, firm, plan.notes, now, tally);
-  await writeFinancings(repos, firm, plan.financings, now, tally);
+  // The importer writes as the service itself: its change-log rows and events name no user.
+  const recorder: Recorder = { repos, firmId: firm.id, actor: SYSTEM_ACTOR, at: options.now };
+  await writeCompanies(trx, recorder, plan.companies, tally);
+  await writeBudgets(trx, recorder, plan.budgets, tally);
+  await writeMetrics(repos, recorder, plan.metrics, tally);
+  await writeNotes(trx, recorder, plan.notes, tally);
+  await writeFinancings(recorder, firm, plan.financings, tally);
   return counts;
 }
 

@@ -1,7 +1,15 @@
-import type { Repos } from '../../db/repos/index.ts';
-import type { ToolContext } from '../context.ts';
-import { ToolError } from '../errors.ts';
-import { MB } from '../schemas/upload.ts';
+import { ToolError } from '../core/errors.ts';
+import type { Principal } from '../core/principal.ts';
+import type { Repos } from '../db/repos/index.ts';
+
+const MB = 1024 * 1024;
+
+/** Whose firm's documents are counted, against what quota. */
+export interface QuotaContext {
+  principal: Principal;
+  /** The most bytes the files of one firm's documents may take together (DOCUMENT_STORAGE_QUOTA_MB). */
+  documentStorageQuotaBytes: number;
+}
 
 /** Bytes as MB for a message: two decimals at most, and never 0 for a file that has bytes. */
 function mb(bytes: number): string {
@@ -16,7 +24,7 @@ function mb(bytes: number): string {
  * (from the request's length, before the file is read).
  */
 export async function checkStorageQuota(
-  ctx: ToolContext,
+  ctx: QuotaContext,
   repos: Repos,
   field: string,
   fileBytes: number,
