@@ -18,6 +18,7 @@ import { rateKey } from '../db/repos/fx-rates.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
 import { datumKey, type NewDatum, type ValueChange } from '../db/repos/metric-writes.ts';
 import { bool, chunk } from '../db/repos/util.ts';
+import { capTableRecord } from './cap-table.ts';
 import { type Recorder, record, SYSTEM_ACTOR } from './changes.ts';
 import { recordCompany } from './companies.ts';
 import { MetricEventSummary } from './metric-events.ts';
@@ -828,23 +829,10 @@ async function writeFinancings(
   }
   await repos.capTable.insertFinancings(firm.id, inserts);
   await repos.capTable.replaceFinancings(replacements);
-  const recorded = (type: string, action: 'create' | 'update') => (f: NewFinancing) => {
-    const { id, created_at: _, ...fields } = f;
-    return {
-      change: { entity: 'financings', entityId: id, action, changes: fields },
-      event: {
-        type,
-        companyId: f.company_id,
-        resourceType: 'financings',
-        resourceId: id,
-        data: { id, ...fields },
-      },
-    };
-  };
   await record(
     recorder,
-    ...inserts.map(recorded('financing_round.created', 'create')),
-    ...replacements.map(recorded('financing_round.updated', 'update')),
+    ...inserts.map((f) => capTableRecord('financings', 'financing_round.created', f)),
+    ...replacements.map((f) => capTableRecord('financings', 'financing_round.updated', f, 'update')),
   );
   tally('created', inserts.length);
   tally('updated', replacements.length);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  convertDecimal,
   decimalDigitsProblem,
   decimalFromNumber,
   isNegativeDecimal,
@@ -8,7 +7,7 @@ import {
   normalizeDecimal,
 } from '../../core/decimal.ts';
 import type { StoredMoney } from '../../db/repos/cap-table.ts';
-import { type RateProbe, rateKey } from '../../db/repos/fx-rates.ts';
+import { type DatedMoney, hasAmount, loadRates, RateTable } from '../../services/rates.ts';
 import type { ToolContext } from '../context.ts';
 import { CurrencyCode } from './currency.ts';
 
@@ -99,46 +98,19 @@ export function rateNumber(rate: string | null): number | null {
   return rate === null ? null : Number(rate);
 }
 
-/** An amount to convert, with the date its rate applies on (closing date, issue date, transaction date). */
-export interface DatedMoney {
-  money: StoredMoney;
-  date: string;
-}
-
-interface ResolvedRate {
-  rate: string | null;
-  custom: boolean;
-}
-
-function hasAmount(money: StoredMoney): money is StoredMoney & { value: string; currency: string } {
-  return money.value !== null && money.currency !== null;
-}
+export type { DatedMoney } from '../../services/rates.ts';
 
 /**
  * Converts stored amounts into the firm's preferred currency. Built once per request with every
  * rate the request needs, so a whole cap table costs one batch of rate look-ups.
  */
-export class MoneyConverter {
+export class MoneyConverter extends RateTable {
   constructor(
-    readonly preferred: string,
-    private readonly table: Map<string, string>,
+    preferred: string,
+    table: Map<string, string>,
     private readonly includeFxDetails: boolean,
-  ) {}
-
-  /** The rate for an amount: its custom rate, 1 in the preferred currency, else the table's, else the one stored with it. */
-  rate(money: StoredMoney, date: string): ResolvedRate {
-    if (!hasAmount(money)) return { rate: null, custom: false };
-    if (money.is_custom_rate && money.fx_rate) return { rate: money.fx_rate, custom: true };
-    if (money.currency === this.preferred) return { rate: '1', custom: false };
-    return { rate: this.table.get(rateKey(money.currency, date)) ?? money.fx_rate ?? null, custom: false };
-  }
-
-  /** value × rate, exact, to at most CONVERTED_SCALE places (db/decimal.ts); null without a rate. */
-  convertedValue(money: StoredMoney, date: string): string | null {
-    const { rate } = this.rate(money, date);
-    if (rate === null || money.value === null) return null;
-    if (rate === '1') return money.value;
-    return convertDecimal(money.value, rate);
+  ) {
+    super(preferred, table);
   }
 
   /** The MoneyAmount of a stored amount; fx_rate and is_custom_rate only when the caller asked for them. */
@@ -169,16 +141,6 @@ export async function moneyConverter(
   amounts: readonly DatedMoney[],
   options: { includeFxDetails: boolean },
 ): Promise<MoneyConverter> {
-  const preferred = ctx.principal.firm.preferred_currency;
-  const probes: RateProbe[] = [];
-  for (const { money, date } of amounts) {
-    if (hasAmount(money) && money.currency !== preferred && !(money.is_custom_rate && money.fx_rate)) {
-      probes.push({ currency: money.currency, date });
-    }
-  }
-  const table =
-    probes.length > 0
-      ? await ctx.repos.capTable.latestRates(ctx.principal.firm.id, preferred, probes)
-      : new Map<string, string>();
-  return new MoneyConverter(preferred, table, options.includeFxDetails);
+  const table = await loadRates(ctx, amounts);
+  return new MoneyConverter(ctx.principal.firm.preferred_currency, table, options.includeFxDetails);
 }
