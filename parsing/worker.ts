@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { nextPollDelay } from '../core/poll-delay.ts';
 import type { DocumentParsingRepo, ParseJob, ParseOutcome } from '../db/repos/document-parsing.ts';
+import { databaseErrorSummary } from '../server/db-errors.ts';
 import { DEFAULT_RUN_LIMITS, type ParseRun, type RunLimits, runParse } from './runner.ts';
 
 export interface ParseWorkerOptions {
@@ -94,18 +96,24 @@ export function createParseWorker(options: ParseWorkerOptions): ParseWorker {
 
   let running: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** Failed rounds in a row: each doubles the wait, so an unavailable database is not polled every few seconds. */
+  let failures = 0;
   const loop = () => {
-    running = runOnce().then(
+    const round = runOnce().then(
       (done) => done.length,
       (err: unknown) => {
-        logger.warn('document parsing failed', { detail: err instanceof Error ? err.message : String(err) });
-        return 0;
+        // The summary, not the message: knex puts the statement and its values into the message.
+        logger.warn('document parsing failed', databaseErrorSummary(err));
+        return undefined;
       },
     );
-    void running.then((count) => {
+    running = round;
+    void round.then((count) => {
       running = undefined;
-      // More may be waiting after a busy round; otherwise wait for the next poll.
-      if (!stopping) timer = setTimeout(loop, count ? 0 : options.pollMs);
+      failures = count === undefined ? failures + 1 : 0;
+      // More may be waiting after a busy round; otherwise wait for the next poll (longer after failures).
+      if (!stopping)
+        timer = setTimeout(loop, nextPollDelay(options.pollMs, { worked: Boolean(count), failures }));
     });
   };
 

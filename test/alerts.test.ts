@@ -8,7 +8,7 @@ import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
-import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { api, EVERY_TOOLSET, startTestServer, TestClock } from './helpers/server.ts';
 
@@ -210,6 +210,50 @@ for (const dialect of dialects) {
       const seen = await listAlerts(fx.restricted.rest);
       expect(seen.map((a) => a.company_id)).to.deep.equal([fx.companies.acme.id]);
       expect(await listAlerts(fx.restricted.rest, `?company_id=${fx.companies.gamma.id}`)).to.deep.equal([]);
+    });
+
+    it('an editor limited to some companies changes a rule over others without learning them, and they stay in it', async () => {
+      const limited = await makeUser(
+        fx.repos,
+        fx.firmA.id,
+        'limited-editor@alpha.test',
+        'editor',
+        { all_companies: false },
+        [fx.companies.acme.id],
+      );
+      const { acme, gamma } = fx.companies;
+      const created = await rest('/v1/alert-rules/', fx.admin.rest, 'POST', {
+        name: 'Acme and Gamma runway',
+        figure: 'runway_months',
+        op: 'lt',
+        value: 1,
+        company_ids: [acme.id, gamma.id],
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const id = created.body.id as string;
+      const seen = await rest(`/v1/alert-rules/${id}/`, limited.rest);
+      expect(seen.body.company_ids).to.deep.equal([acme.id]);
+      const renamed = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', { name: 'Acme runway' });
+      expect(renamed.status, JSON.stringify(renamed.body)).to.equal(200);
+      expect(JSON.stringify(renamed.body)).to.not.include(gamma.id);
+      expect(renamed.body.company_ids).to.deep.equal([acme.id]);
+      const relisted = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', {
+        company_ids: [acme.id],
+      });
+      expect(relisted.status, JSON.stringify(relisted.body)).to.equal(200);
+      // Gamma, which the limited editor cannot see, stays in the rule through both changes.
+      const stored = await rest(`/v1/alert-rules/${id}/`, fx.admin.rest);
+      expect(stored.body).to.include({ name: 'Acme runway' });
+      expect(stored.body.company_ids).to.have.members([acme.id, gamma.id]);
+      // A company they cannot see is refused like one that does not exist.
+      const hidden = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', { company_ids: [gamma.id] });
+      const unknown = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', { company_ids: [newId()] });
+      expect(hidden.status).to.equal(400);
+      expect(hidden.body.errors).to.deep.equal([
+        { field: 'company_ids[0]', message: `no company with id ${gamma.id} that you can see` },
+      ]);
+      expect(unknown.body.errors[0].field).to.equal('company_ids[0]');
+      expect((await rest(`/v1/alert-rules/${id}/`, fx.admin.rest, 'DELETE')).status).to.equal(200);
     });
 
     it('bad rules are refused with a 400 naming each field, and nothing is stored', async () => {

@@ -13,6 +13,7 @@ import {
   buildWorld,
   mcpCall,
   REFERENCE_FIELDS,
+  restoreOwn,
   restRequest,
   type World,
   writeChecksum,
@@ -591,8 +592,8 @@ for (const dialect of dialects) {
     const tried = { rest: 0, mcp: 0, mib: 0, rejectedWrites: 0 };
 
     /** After any request: nothing changed unless a write succeeded; then the new state is the baseline. */
-    async function restoreOwnDatum(): Promise<void> {
-      await t.db('metric_data').where({ id: w.own.datum }).update({ deleted_at: null });
+    async function restoreOwnObjects(): Promise<void> {
+      await restoreOwn(t.db, w);
       baseline = await writeChecksum(t.db);
     }
 
@@ -664,8 +665,8 @@ for (const dialect of dialects) {
           }),
           { numRuns: runs, seed: SEED + index },
         );
-        // A valid request still works after all that (on the own datum, undeleted if a call deleted it).
-        await restoreOwnDatum();
+        // A valid request still works after all that (on the own objects, put back if a call deleted them).
+        await restoreOwnObjects();
         const valid = restRequest(route, baseInput(tool, w.own, route.requireOneOf));
         const after = await api(server.url, valid.path, {
           token: w.roles.admin.rest,
@@ -730,7 +731,7 @@ for (const dialect of dialects) {
           }),
           { numRuns: runs, seed: SEED + 1000 + index },
         );
-        await restoreOwnDatum();
+        await restoreOwnObjects();
         const after = await mcpCall(server.url, w.roles.admin.pat, tool.name, baseInput(tool, w.own));
         expect(after.body?.result?.isError, after.text.slice(0, 300)).to.not.equal(true);
         await checkWrites(tool.write === true, () => `valid ${tool.name}`);

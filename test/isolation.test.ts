@@ -18,6 +18,7 @@ import {
   mcpCall,
   REFERENCE_FIELDS,
   type RoleName,
+  restoreOwn,
   restRequest,
   type Side,
   unknownSide,
@@ -175,6 +176,8 @@ for (const dialect of dialects) {
         t.db('metric_comments').whereIn('datum_id', [w.foreign.datum, w.hidden.datum]).orderBy('id'),
         t.db('financings').whereIn('company_id', [w.foreign.company, w.hidden.company]).orderBy('id'),
         t.db('metric_data').where({ id: w.hidden.datum }),
+        t.db('alert_rules').where({ firm_id: w.foreign.firmId }).orderBy('id'),
+        t.db('alerts').where({ firm_id: w.foreign.firmId }).orderBy('id'),
       ]);
       return JSON.stringify(rows);
     }
@@ -220,8 +223,8 @@ for (const dialect of dialects) {
           // The caller's own objects: a success (or 403 without the permission) that shows nothing hidden.
           const plain = await endpoint.call(server.url, role, base);
           requests += 1;
-          // A delete of the caller's own datum is undone, so every call meets the same world.
-          await t.db('metric_data').where({ id: w.own.datum }).update({ deleted_at: null });
+          // A delete or change of the caller's own objects is undone, so every call meets the same world.
+          await restoreOwn(t.db, w);
           expectNoLeak(plain, roleName, undefined, `${endpoint.label} as ${roleName}`);
           if (denied)
             expect(plain.summary, `${endpoint.label} as ${roleName}`).to.match(/^403|isError \(permission\)/);

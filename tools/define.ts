@@ -15,7 +15,8 @@ export type Permission =
   | 'edit_metrics'
   | 'edit_companies'
   | 'add_documents'
-  | 'manage_webhooks';
+  | 'manage_webhooks'
+  | 'edit_alert_rules';
 
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   name: string;

@@ -54,6 +54,8 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
       : user.role === 'viewer'
         ? 'adding documents needs the editor or admin role'
         : null,
+  edit_alert_rules: (user) =>
+    user.role === 'viewer' ? 'creating or changing alert rules needs the editor or admin role' : null,
   // Webhooks carry every company's changes out of the service, signed with a secret.
   manage_webhooks: (user) =>
     user.role !== 'admin'

@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { nextPollDelay } from '../core/poll-delay.ts';
 import type { ClaimedDelivery, WebhooksRepo } from '../db/repos/webhooks.ts';
+import { databaseErrorSummary } from '../server/db-errors.ts';
 import { type PostOptions, postWebhook } from './post.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -95,16 +97,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return claimed.length;
   }
 
-  let running: Promise<number> | undefined;
+  let running: Promise<number | undefined> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** Failed rounds in a row: each doubles the wait, so an unavailable database is not polled every second. */
+  let failures = 0;
   const loop = () => {
     running = runOnce().catch((err: unknown) => {
-      logger.warn('webhook delivery failed', { detail: err instanceof Error ? err.message : String(err) });
-      return 0;
+      // The summary, not the message: knex puts the statement and its values into the message.
+      logger.warn('webhook delivery failed', databaseErrorSummary(err));
+      return undefined;
     });
     void running.then((count) => {
       running = undefined;
-      if (!stopping) timer = setTimeout(loop, count ? 0 : options.pollMs);
+      failures = count === undefined ? failures + 1 : 0;
+      if (!stopping)
+        timer = setTimeout(loop, nextPollDelay(options.pollMs, { worked: Boolean(count), failures }));
     });
   };
 

@@ -63,7 +63,31 @@ export function typicalInputs(ids: DemoIds): Record<string, Record<string, unkno
     get_securities: {},
     get_investment_metrics: {},
     get_fund_performance: { fund_id: ids.fundId },
+    list_alerts: {},
+    list_changes: {},
   };
+}
+
+/**
+ * The typical input of every read tool named, from typicalInputs. Throws naming each read tool that has
+ * no typical input there, and each entry there that is no read tool, so a new read tool cannot slip by.
+ */
+export function typicalInputsOf(
+  ids: DemoIds,
+  readTools: readonly string[],
+): Record<string, Record<string, unknown>> {
+  const inputs = typicalInputs(ids);
+  const missing = readTools.filter((name) => !Object.hasOwn(inputs, name));
+  if (missing.length > 0)
+    throw new Error(
+      `${missing.join(', ')}: a read tool with no typical input; add one to typicalInputs in test/helpers/demo-reads.ts`,
+    );
+  const stale = Object.keys(inputs).filter((name) => !readTools.includes(name));
+  if (stale.length > 0)
+    throw new Error(
+      `typicalInputs in test/helpers/demo-reads.ts names ${stale.join(', ')}, which is no read tool`,
+    );
+  return inputs;
 }
 
 /** The characters of a tool result's text content, what a model reads. */

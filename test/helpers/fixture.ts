@@ -77,7 +77,8 @@ export async function createApp(repos: Repos, user: User, name = 'test app') {
   return { id, clientId, clientSecret };
 }
 
-async function makeUser(
+/** A user of a firm with a token for each audience; `companyIds` limits a user without all_companies. */
+export async function makeUser(
   repos: Repos,
   firmId: string,
   email: string,

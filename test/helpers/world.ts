@@ -44,6 +44,12 @@ export interface Side {
   webhook: string;
   webhookUrl: string;
   webhookDelivery: string;
+  /** A KPI alert rule of the firm over this company and (firm A) the other company: open alerts on both. */
+  alertRule: string;
+  alertRuleName: string;
+  /** A KPI alert rule over this company only, with an open alert on it. */
+  companyAlertRule: string;
+  companyAlertRuleName: string;
 }
 
 /** The roles of firm A a reliability suite calls with. */
@@ -58,6 +64,8 @@ export interface World {
   hidden: Side;
   /** Zeta (firm B): hidden from everyone in firm A. */
   foreign: Side;
+  /** The alert rules and alerts of firm A as built: restoreOwn puts them back after a call changed them. */
+  ownAlerts: { rules: Record<string, unknown>[]; alerts: Record<string, unknown>[] };
 }
 
 async function makeUser(
@@ -405,8 +413,14 @@ async function companyObjects(
     company_id: company.id,
     value_text: customColumnText,
   });
+  const companyAlertRuleName = `${label} burn watch`;
+  const companyAlertRule = await alertRule(repos, firm.firmId, companyAlertRuleName, [company.id]);
   return {
     ...firm,
+    alertRule: '',
+    alertRuleName: '',
+    companyAlertRule,
+    companyAlertRuleName,
     company: company.id,
     companySlug: company.slug,
     companyName: company.name,
@@ -428,6 +442,39 @@ async function companyObjects(
     customColumnValue,
     customColumnText,
   };
+}
+
+/** A rule `net_burn_avg_3m gt 1` over `companyIds`, with an open alert on each of them. */
+async function alertRule(repos: Repos, firmId: string, name: string, companyIds: string[]): Promise<string> {
+  const id = newId();
+  await repos.alerts.insertRule({
+    id,
+    firm_id: firmId,
+    name,
+    figure: 'net_burn_avg_3m',
+    op: 'gt',
+    value: '1',
+    fund_id: null,
+    company_ids: companyIds,
+    created_by: null,
+    created_at: T0,
+    updated_at: T0,
+  });
+  for (const companyId of companyIds) {
+    await repos.alerts.open({
+      id: newId(),
+      firm_id: firmId,
+      rule_id: id,
+      company_id: companyId,
+      figure: 'net_burn_avg_3m',
+      op: 'gt',
+      threshold: '1',
+      value: '25000',
+      current_value: '25000',
+      since: T0,
+    });
+  }
+  return id;
 }
 
 /**
@@ -459,6 +506,16 @@ export async function buildWorld(db: Knex): Promise<World> {
     authorId: fx.other.user.id,
     currency: 'EUR',
   };
+  const own = await companyObjects(db, repos, firmA, fx.companies.acme, 'Acme-own');
+  const hidden = await companyObjects(db, repos, firmA, fx.companies.gamma, 'Gamma-hidden');
+  const foreign = await companyObjects(db, repos, firmB, fx.companies.zeta, 'Bravo-secret');
+  // Firm A's rule covers Acme and Gamma: the user restricted to Acme sees it, but never Gamma in it.
+  const ruleA = { alertRuleName: 'Alpha runway watch', companies: [own.company, hidden.company] };
+  const alertA = await alertRule(repos, firmA.firmId, ruleA.alertRuleName, ruleA.companies);
+  for (const side of [own, hidden])
+    Object.assign(side, { alertRule: alertA, alertRuleName: ruleA.alertRuleName });
+  foreign.alertRuleName = 'Bravo-secret runway watch';
+  foreign.alertRule = await alertRule(repos, firmB.firmId, foreign.alertRuleName, [foreign.company]);
   return {
     fx,
     roles: {
@@ -469,10 +526,29 @@ export async function buildWorld(db: Knex): Promise<World> {
       noDocuments,
       capTable,
     },
-    own: await companyObjects(db, repos, firmA, fx.companies.acme, 'Acme-own'),
-    hidden: await companyObjects(db, repos, firmA, fx.companies.gamma, 'Gamma-hidden'),
-    foreign: await companyObjects(db, repos, firmB, fx.companies.zeta, 'Bravo-secret'),
+    own,
+    hidden,
+    foreign,
+    ownAlerts: {
+      rules: await db('alert_rules').where('firm_id', firmA.firmId),
+      alerts: await db('alerts').where('firm_id', firmA.firmId),
+    },
   };
+}
+
+/**
+ * Puts the caller's own objects back the way buildWorld made them, so every call meets the same world:
+ * the own datum undeleted, firm A's alert rules and alerts as built (a call may change or delete them;
+ * rules a call created stay).
+ */
+export async function restoreOwn(db: Knex, w: World): Promise<void> {
+  await db('metric_data').where({ id: w.own.datum }).update({ deleted_at: null });
+  const ids = w.ownAlerts.rules.map((r) => r.id as string);
+  await db.transaction(async (trx) => {
+    await trx('alert_rules').whereIn('id', ids).delete();
+    await trx('alert_rules').insert(w.ownAlerts.rules);
+    await trx('alerts').insert(w.ownAlerts.alerts);
+  });
 }
 
 /** Every id and name of a side that must not appear in a response of someone who cannot see it. */
@@ -497,6 +573,8 @@ export function markers(side: Side, level: 'company' | 'firm'): string[] {
     side.report,
     side.customColumnValue,
     side.customColumnText,
+    side.companyAlertRule,
+    side.companyAlertRuleName,
   ];
   if (level === 'company') return company;
   return [
@@ -514,6 +592,8 @@ export function markers(side: Side, level: 'company' | 'firm'): string[] {
     side.webhook,
     side.webhookUrl,
     side.webhookDelivery,
+    side.alertRule,
+    side.alertRuleName,
     'Bravo Capital',
   ];
 }
@@ -647,6 +727,8 @@ const ID_KEYS = [
   'customColumn',
   'customColumnValue',
   'fund',
+  'alertRule',
+  'companyAlertRule',
 ] as const;
 
 /**
@@ -758,6 +840,10 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
   email: [ref('user', 'firm', 'userEmail')],
   webhook_id: [ref('webhook endpoint', 'firm', 'webhook')],
   delivery_id: [ref('webhook delivery', 'firm', 'webhookDelivery')],
+  rule_id: [
+    ref('alert rule', 'firm', 'alertRule'),
+    ref('alert rule of a company', 'company', 'companyAlertRule'),
+  ],
   document_id: [ref('document', 'company', 'document')],
   query: [ref('note text', 'company', 'noteText')],
   co_investors: [
@@ -934,8 +1020,11 @@ function probeSale(companyId: string, securityId: string): Record<string, unknow
   };
 }
 
-/** Fields a valid call needs besides references (a change for update_metric). */
-const EXTRA_FIELDS: Record<string, () => unknown> = {
+/**
+ * Fields a valid call needs besides references (a change for update_metric), given the field's schema;
+ * undefined leaves the field out.
+ */
+const EXTRA_FIELDS: Record<string, (schema: unknown) => unknown> = {
   comments: () => [{ content: `reliability probe ${++roundCounter}` }],
   // An uploaded file: a PNG, which both the document and the logo upload accept.
   file: () => ({
@@ -945,6 +1034,11 @@ const EXTRA_FIELDS: Record<string, () => unknown> = {
   }),
   firm_sector: () => `Probe sector ${++roundCounter}`,
   url: () => `https://hooks.example.com/probe-${++roundCounter}`,
+  // An alert rule's condition (create_alert_rule needs one; update_alert_rule changes it).
+  figure: () => 'net_burn_avg_3m',
+  op: () => 'gt',
+  // Only where a number fits (update_metric's value is text, and its change is the comment).
+  value: (schema) => (accepts(schema, 2) ? 2 : undefined),
 };
 
 /** Optional reference fields a base call fills anyway, because some tools need one of them. */
@@ -986,8 +1080,12 @@ export function fitField(schema: unknown, value: unknown): unknown {
   );
 }
 
+function accepts(schema: unknown, value: unknown): boolean {
+  return (schema as { safeParse(v: unknown): { success: boolean } }).safeParse(value).success;
+}
+
 function isOptional(schema: unknown): boolean {
-  return (schema as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success;
+  return accepts(schema, undefined);
 }
 
 /**
@@ -1008,8 +1106,9 @@ export function baseInput(
     const wanted =
       !isOptional(schema) || ANCHORS.includes(field) || field === routeNeeds || field in EXTRA_FIELDS;
     if (!wanted) continue;
+    const extra = EXTRA_FIELDS[field]?.(schema);
     if (known) input[field] = fitField(schema, known.value(own, own));
-    else if (EXTRA_FIELDS[field]) input[field] = EXTRA_FIELDS[field]();
+    else if (extra !== undefined) input[field] = extra;
     else if (!isOptional(schema)) {
       throw new Error(
         `${tool.name}.${field} is required but test/helpers/world.ts has no value for it: add it to REFERENCE_FIELDS`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { newId } from '../../db/ids.ts';
 import { createRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
-import { AlertRule, checkedRule, requireRuleEditor, ruleFields, visibleRule } from './rule.ts';
+import { AlertRule, checkedRule, ruleFields, visibleRule } from './rule.ts';
 
 export const createAlertRule = defineTool({
   name: 'create_alert_rule',
@@ -20,8 +20,8 @@ export const createAlertRule = defineTool({
   output: AlertRule,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   write: true,
+  permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    requireRuleEditor(ctx);
     const at = ctx.clock.now().toISOString();
     const rule = await checkedRule(
       ctx,

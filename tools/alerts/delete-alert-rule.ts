@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { deleteRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { requireRuleEditor, ruleNotFound, visibleRule } from './rule.ts';
+import { ruleNotFound, visibleRule } from './rule.ts';
 
 export const deleteAlertRule = defineTool({
   name: 'delete_alert_rule',
@@ -12,8 +12,8 @@ export const deleteAlertRule = defineTool({
   output: z.object({ success: z.boolean(), message: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   write: true,
+  permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    requireRuleEditor(ctx);
     const firmId = ctx.principal.firm.id;
     const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
     if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));

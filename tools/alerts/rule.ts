@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RULE_FIGURES, RULE_OPS, thresholdOf, thresholdValue } from '../../alerts/rules.ts';
 import type { AlertRuleRow } from '../../db/repos/alerts.ts';
 import type { ToolContext } from '../context.ts';
-import { InvalidInput, PermissionDenied } from '../errors.ts';
+import { InvalidInput } from '../errors.ts';
 
 export const AlertRule = z.object({
   id: z.string(),
@@ -33,17 +33,15 @@ export const ruleFields = {
   company_ids: z.array(z.string().min(1)).min(1).max(500).describe('Only these companies.'),
 };
 
-/** Changing rules needs the editor or admin role. */
-export function requireRuleEditor(ctx: ToolContext): void {
-  if (ctx.principal.user.role === 'viewer')
-    throw new PermissionDenied('creating or changing alert rules needs the editor or admin role');
-}
-
-/** The rule a create or update would store, checked as a whole; every problem names its field. */
+/**
+ * The rule a create or update would store, checked as a whole; every problem names its field. `kept`:
+ * companies of the stored rule the caller cannot see, which stay in it unchecked (never named back).
+ */
 export async function checkedRule(
   ctx: ToolContext,
   rule: AlertRuleRow,
   given: number | boolean,
+  kept: readonly string[] = [],
 ): Promise<AlertRuleRow> {
   if (!RULE_FIGURES.includes(rule.figure))
     throw InvalidInput.field('figure', `must be one of: ${RULE_FIGURES.join(', ')}`);
@@ -64,11 +62,15 @@ export async function checkedRule(
         `no company with id ${rule.company_ids[i]} that you can see`,
       );
   }
-  return {
-    ...rule,
-    value: threshold.threshold,
-    company_ids: rule.company_ids && [...new Set(rule.company_ids)],
-  };
+  const companyIds = rule.company_ids && [...new Set([...rule.company_ids, ...kept])];
+  return { ...rule, value: threshold.threshold, company_ids: companyIds };
+}
+
+/** The companies of a stored rule the caller cannot see: an update keeps them as they are. */
+export function hiddenCompanies(ctx: ToolContext, rule: AlertRuleRow): string[] {
+  const visible = ctx.principal.scope.companyIds;
+  if (!rule.company_ids || !visible) return [];
+  return rule.company_ids.filter((id) => !visible.includes(id));
 }
 
 /** A rule as the caller may see it: a list of companies shows only those visible to them. */

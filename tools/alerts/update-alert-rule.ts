@@ -3,7 +3,7 @@ import { thresholdValue } from '../../alerts/rules.ts';
 import { updateRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { AlertRule, checkedRule, requireRuleEditor, ruleFields, ruleNotFound, visibleRule } from './rule.ts';
+import { AlertRule, checkedRule, hiddenCompanies, ruleFields, ruleNotFound, visibleRule } from './rule.ts';
 
 export const updateAlertRule = defineTool({
   name: 'update_alert_rule',
@@ -22,12 +22,15 @@ export const updateAlertRule = defineTool({
   output: AlertRule,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   write: true,
+  permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    requireRuleEditor(ctx);
     const firmId = ctx.principal.firm.id;
     const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
     if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));
     const at = ctx.clock.now().toISOString();
+    // The caller sees and changes only the companies of the list they can see; the others stay.
+    const kept = hiddenCompanies(ctx, rule);
+    const shown = rule.company_ids === null ? null : rule.company_ids.filter((id) => !kept.includes(id));
     const changed = await checkedRule(
       ctx,
       {
@@ -36,10 +39,11 @@ export const updateAlertRule = defineTool({
         figure: input.figure ?? rule.figure,
         op: input.op ?? rule.op,
         fund_id: input.fund_id === undefined ? rule.fund_id : input.fund_id,
-        company_ids: input.company_ids === undefined ? rule.company_ids : input.company_ids,
+        company_ids: input.company_ids === undefined ? shown : input.company_ids,
         updated_at: at,
       },
       input.value ?? thresholdValue(rule.value),
+      kept,
     );
     await updateRule(ctx, changed);
     return visibleRule(ctx, changed)!;
