@@ -1,4 +1,4 @@
-import { databaseErrorSummary } from '../server/db-errors.ts';
+import { databaseErrorSummary } from '../core/db-errors.ts';
 import { type EvaluatorDeps, evaluateFirm } from './evaluate.ts';
 
 export interface AlertWorker {

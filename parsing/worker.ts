@@ -1,8 +1,8 @@
 import type { Clock } from '../core/clock.ts';
+import { databaseErrorSummary } from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { nextPollDelay } from '../core/poll-delay.ts';
 import type { DocumentParsingRepo, ParseJob, ParseOutcome } from '../db/repos/document-parsing.ts';
-import { databaseErrorSummary } from '../server/db-errors.ts';
 import { DEFAULT_RUN_LIMITS, type ParseRun, type RunLimits, runParse } from './runner.ts';
 
 export interface ParseWorkerOptions {

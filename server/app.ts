@@ -9,6 +9,12 @@ import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
 import { webRouter } from '../auth/web/routes.ts';
 import { Sessions } from '../auth/web/sessions.ts';
 import type { Clock } from '../core/clock.ts';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseErrorSummary,
+  isDatabaseUnavailable,
+  isUnstorableText,
+} from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Principal } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
@@ -30,12 +36,6 @@ import type { AnyTool } from '../tools/define.ts';
 import { InsufficientScope, InvalidInput, ToolError, Unauthenticated } from '../tools/errors.ts';
 import { parseToolsets, type Toolset } from '../tools/toolsets.ts';
 import type { Config } from './config.ts';
-import {
-  DATABASE_RETRY_AFTER_SECONDS,
-  databaseErrorSummary,
-  isDatabaseUnavailable,
-  isUnstorableText,
-} from './db-errors.ts';
 import { bodyField, checkJsonBody, exactNumbers, refuseInexactNumbers } from './json-depth.ts';
 import { pinoFor } from './logger.ts';
 import { refuseJsonRpcBatch } from './mcp-batch.ts';

@@ -7,6 +7,7 @@ import { createAlertWorker } from '../alerts/worker.ts';
 import { createLimits, type Limits } from '../auth/rate-limit.ts';
 import type { Clock } from '../core/clock.ts';
 import { systemClock } from '../core/clock.ts';
+import { databaseErrorSummary } from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { DEFAULT_PRUNE_WINDOWS, pruneExpired } from '../db/prune.ts';
@@ -16,7 +17,6 @@ import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { type AppDeps, createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
-import { databaseErrorSummary } from './db-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 

@@ -1,8 +1,8 @@
 import type { Clock } from '../core/clock.ts';
+import { databaseErrorSummary } from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { nextPollDelay } from '../core/poll-delay.ts';
 import type { ClaimedDelivery, WebhooksRepo } from '../db/repos/webhooks.ts';
-import { databaseErrorSummary } from '../server/db-errors.ts';
 import { type PostOptions, postWebhook } from './post.ts';
 import { webhookHeaders } from './signing.ts';
 
