@@ -5,6 +5,7 @@ import { passage, trailingWordStart, WordFinder } from '../../core/search-text.t
 import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
+import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
 
@@ -106,7 +107,7 @@ async function sliceOf(db: Knex, documentId: string, from: number, length: numbe
 }
 
 /**
- * The passage of a text that is plain ASCII up to the first place where a query word occurs as a
+ * The passage of a text that is plain ASCII up to the first place where a query word's forms begin, as a
  * substring of the lower-cased text, when that place is a whole word: the database finds the place and
  * reads the few hundred characters around it, so a word far into a text costs no read of all before it.
  * Undefined when that does not settle it (a character outside ASCII first, or a word outside ASCII).
@@ -118,7 +119,7 @@ async function passageFoundInDatabase(
   finder: WordFinder,
   from: number,
 ): Promise<string | undefined> {
-  const words = finder.asciiWords;
+  const words = finder.asciiPrefixes;
   if (words.length === 0) return undefined;
   const pg = isPostgres(db);
   const find = pg ? 'strpos' : 'instr';
@@ -354,11 +355,12 @@ export function documentParsingRepo(db: Knex) {
       let rank: (qb: QB) => QB;
       if (isPostgres(db)) {
         const text = filter.words.join(' ');
-        // Stored when the text was written (migration 018) and indexed.
+        // Stored when the text was written (migrations 018 and 023) and indexed.
         const vector = 'document_texts.search_vector';
-        base.whereRaw(`${vector} @@ plainto_tsquery('simple', ?)`, [text]);
+        const query = `plainto_tsquery('${TEXT_SEARCH_CONFIG}', ?)`;
+        base.whereRaw(`${vector} @@ ${query}`, [text]);
         // Normalised by length (1), as bm25 is on SQLite, so both databases rank alike.
-        rank = (qb) => qb.orderByRaw(`ts_rank(${vector}, plainto_tsquery('simple', ?), 1) desc`, [text]);
+        rank = (qb) => qb.orderByRaw(`ts_rank(${vector}, ${query}, 1) desc`, [text]);
       } else {
         // Each word quoted, so FTS5 operators and punctuation in a query are plain text.
         const expr = filter.words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');

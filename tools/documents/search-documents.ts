@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { searchWords } from '../../core/search-text.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+import { queryWords } from '../schemas/search-query.ts';
 
 const DocumentMatch = z.object({
   id: z.string().describe('Document id (for get_document_content).'),
@@ -16,7 +16,7 @@ export const searchDocuments = defineTool({
   name: 'search_documents',
   title: 'Search documents',
   description:
-    'Finds documents whose text holds every word of query (whole words, no stemming), best match first, with an excerpt. Needs access to documents.',
+    'Finds documents whose text holds every word of query in any form (pricing finds priced), best match first, with an excerpt. Needs access to documents.',
   input: z.object({
     query: z.string().min(1).max(500).describe('Words to find.'),
     company_id: z.string().min(1).optional().describe('Only documents of this company.'),
@@ -28,7 +28,7 @@ export const searchDocuments = defineTool({
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
     await resolveCompany(ctx, { company_id: input.company_id });
-    const words = searchWords(input.query);
+    const words = queryWords(input.query);
     const counted = await ctx.repos.documentParsing.search(
       scope,
       { words, companyId: input.company_id },
