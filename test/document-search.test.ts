@@ -5,6 +5,7 @@ import { SEARCHED_CHARS } from '../db/migrations/014-document-parsing.ts';
 import type { RunningServer } from '../server/http.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { mcpClient } from './helpers/mcp.ts';
 import { api, startTestServer } from './helpers/server.ts';
 
 const DOCUMENTS = 100;
@@ -31,6 +32,10 @@ function writeAt(text: string, at: number, words: string): string {
 interface Match {
   id: string;
   passage: string;
+}
+interface Unsearchable {
+  count: number;
+  by_state: Record<string, number>;
 }
 
 for (const dialect of dialects) {
@@ -118,7 +123,7 @@ for (const dialect of dialects) {
         token: fx.admin.rest,
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      return res.body as { count: number; results: Match[] };
+      return res.body as { count: number; results: Match[]; unsearchable?: Unsearchable };
     };
 
     it('answers 100 hits over million-character texts with the word marked where it occurs', async () => {
@@ -178,6 +183,47 @@ for (const dialect of dialects) {
         expect(found.results[0]!.passage).to.match(/^….*The rooms were «priced» well\. .*…$/s);
         expect(found.results[0]!.passage).to.not.include('prickly');
       }
+    });
+
+    it('says how many of your documents have no text to search yet, by state', async () => {
+      expect(await search('common')).to.not.have.property('unsearchable');
+      const { acme, beta, zeta } = fx.companies;
+      await addDocument('queued.pdf', 'not-started', 200);
+      await addDocument('queued-2.pdf', 'not-started', 201);
+      await addDocument('parsing.pdf', 'in-progress', 202);
+      await addDocument('broken.pdf', 'not-parseable', 203, beta.id);
+      await addDocument('password.pdf', 'needs-input', 204, beta.id);
+      await addDocument('elsewhere.pdf', 'not-started', 205, zeta.id);
+      // A document waiting for input with a text already is searched.
+      const withText = await addDocument('scanned.pdf', 'needs-input', 206);
+      await t.db('document_texts').insert({
+        document_id: withText,
+        text: 'A scanned page.',
+        format: 'pdf',
+        source_pages: 1,
+        char_count: 15,
+        created_at: '2026-05-02T00:00:00.000Z',
+      });
+      const all = await search('zeppelin');
+      expect(all.count).to.equal(1);
+      expect(all.unsearchable).to.deep.equal({
+        count: 5,
+        by_state: { 'not-started': 2, 'in-progress': 1, 'not-parseable': 1, 'needs-input': 1 },
+      });
+      const ofBeta = await search(`zeppelin&company_id=${beta.id}`);
+      expect(ofBeta.count).to.equal(0);
+      expect(ofBeta.unsearchable).to.deep.equal({
+        count: 2,
+        by_state: { 'not-parseable': 1, 'needs-input': 1 },
+      });
+      expect((await search(`common&company_id=${acme.id}`)).unsearchable?.count).to.equal(3);
+      const client = await mcpClient(server.url, fx.other.pat);
+      const res = await client.callTool({ name: 'search_documents', arguments: { query: 'zeppelin' } });
+      await client.close();
+      expect(res.structuredContent).to.deep.include({
+        count: 0,
+        unsearchable: { count: 1, by_state: { 'not-started': 1 } },
+      });
     });
 
     it(`searches the first ${SEARCHED_CHARS.toLocaleString('en')} characters of a text only`, async () => {

@@ -389,6 +389,26 @@ export function documentParsingRepo(db: Knex) {
     },
 
     /**
+     * Visible documents without a text to search, by parse state (only the states some are in): not
+     * parsed yet, being parsed, not parseable, or waiting for input.
+     */
+    async unsearchable(scope: Scope, companyId?: string): Promise<Record<string, number>> {
+      const q = scoped(db('documents'), scope, 'documents')
+        .leftJoin('document_texts', 'document_texts.document_id', 'documents.id')
+        .whereNull('document_texts.document_id')
+        .whereNot('documents.parse_state', 'completed');
+      if (companyId) q.where('documents.company_id', companyId);
+      const rows = (await q
+        .groupBy('documents.parse_state')
+        .select('documents.parse_state')
+        .count({ n: '*' })) as {
+        parse_state: string;
+        n: number | string;
+      }[];
+      return Object.fromEntries(rows.map((r) => [r.parse_state, Number(r.n)]));
+    },
+
+    /**
      * A passage of each document's text around the first occurrence of any of `words` (see passage),
      * reading slices of the texts, never a whole one: the starts of TEXTS_PER_READ texts at a time, and
      * further only for a text without a word in its start. Other requests run between two texts.
