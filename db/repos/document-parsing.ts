@@ -108,7 +108,7 @@ async function sliceOf(db: Knex, documentId: string, from: number, length: numbe
   return row?.slice ?? '';
 }
 
-/** The passage around a hit in `text`, a window of a longer text (`from`: where it starts there, `full`: more may follow). */
+/** The passage around a hit in `text`, a window of a longer text: from `at` on, `from` where it starts in the whole, `full` when more may follow. */
 function passageAround(text: string, hit: Hit, finder: WordFinder, at: number, from: number, full: boolean) {
   // The window starts on a word boundary so that a part of a word is never taken for a word.
   let start = Math.max(at, hit.start - CONTEXT);
