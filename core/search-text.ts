@@ -1,3 +1,5 @@
+import { porterStem } from './porter.ts';
+
 /** Folds a word as FTS5's unicode61 tokenizer does: lower case, diacritics removed. */
 export function foldWord(word: string): string {
   return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
@@ -14,34 +16,85 @@ export function searchWords(query: string): string[] {
   return [...new Set(query.match(WORD) ?? [])];
 }
 
+/**
+ * Words too common to search, which PostgreSQL's `english` configuration drops from a query and a text:
+ * they are taken out of every query on both databases, so that both answer alike.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below ' +
+    'between both but by can did do does doing don down during each few for from further had has have ' +
+    'having he her here hers herself him himself his how i if in into is it its itself just me more most ' +
+    'my myself no nor not now of off on once only or other our ours ourselves out over own same she ' +
+    'should so some such t than that the their theirs them themselves then there these they this those ' +
+    'through to too under until up very was we were what when where which while who whom why will with ' +
+    'you your yours yourself yourselves s'
+  ).split(' '),
+);
+
+/** Whether a word is one of the common words never searched (see STOP_WORDS). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word.toLowerCase());
+}
+
 export interface Hit {
   start: number;
   end: number;
 }
 
+/** The stem of a word as the full-text index holds it: folded, then Porter-stemmed. */
+export function wordStem(word: string): string {
+  return porterStem(foldWord(word));
+}
+
 /**
- * Finds where any of a query's words occur as whole words, folded as foldWord does. Built once per
- * query: a regular expression finds the words spelt in ASCII and a second one the few tokens that
- * hold other characters, so a text is never split into every one of its words.
+ * What every word with this stem begins with. Stemming keeps a word's beginning and writes at most one
+ * letter of its own at the end: an e (pric-ing → price), an i for a y (happy → happi) or the l of
+ * -bility → -bl (nobility → nobl).
+ */
+export function stemPrefix(stem: string): string {
+  return stem.length > 1 && /(e|i|bl)$/.test(stem) ? stem.slice(0, -1) : stem;
+}
+
+/**
+ * Finds where any of a query's words occur as whole words in any of their forms: a word matches when
+ * its stem (see wordStem) is a query word's ("priced" and "prices" for "pricing"). Built once per query:
+ * a regular expression finds the words that begin with what a query word's forms all begin with, spelt
+ * in ASCII, and a second one the few tokens that hold other characters; only those are stemmed, so a
+ * text is never split into every one of its words.
  */
 export class WordFinder {
-  readonly #wanted: Set<string>;
+  readonly #stems: Set<string>;
   readonly #ascii: RegExp | undefined;
-  /** The folded words spelt in ASCII letters and digits alone (lower case). */
-  readonly asciiWords: readonly string[];
+  readonly #seen = new Map<string, boolean>();
+  /**
+   * Lower-case ASCII strings, one per query word spelt in ASCII, that every form of it begins with
+   * (its stem less a last letter that stemming may have written: "pric" for "pricing", see stemPrefix).
+   */
+  readonly asciiPrefixes: readonly string[];
 
   constructor(words: readonly string[]) {
-    this.#wanted = new Set(words.map(foldWord));
-    const ascii = [...this.#wanted].filter((w) => /^[a-z0-9]+$/.test(w));
-    this.asciiWords = ascii;
+    this.#stems = new Set(words.map(wordStem));
+    const ascii = [...this.#stems].filter((w) => /^[a-z0-9]+$/.test(w));
+    this.asciiPrefixes = [...new Set(ascii.map(stemPrefix))];
     // Letters matched as [xX] rather than with the i flag, which under u also folds ſ and K.
-    const spelt = ascii.map((w) =>
+    const spelt = this.asciiPrefixes.map((w) =>
       [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join(''),
     );
     this.#ascii =
       spelt.length > 0
-        ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${spelt.join('|')})(?![\\p{L}\\p{N}])`, 'gu')
+        ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${spelt.join('|')})[\\p{L}\\p{N}]*`, 'gu')
         : undefined;
+  }
+
+  /** Whether a token (a whole word of a text) is a form of a query word. */
+  matches(token: string): boolean {
+    let yes = this.#seen.get(token);
+    if (yes === undefined) {
+      yes = this.#stems.has(wordStem(token));
+      this.#seen.set(token, yes);
+    }
+    return yes;
   }
 
   /** The first whole-word occurrence in `text` at or after `from` (a word boundary). */
@@ -49,8 +102,12 @@ export class WordFinder {
     let best: Hit | undefined;
     if (this.#ascii) {
       this.#ascii.lastIndex = from;
-      const m = this.#ascii.exec(text);
-      if (m) best = { start: m.index, end: m.index + m[0].length };
+      for (let m = this.#ascii.exec(text); m; m = this.#ascii.exec(text)) {
+        if (this.matches(m[0])) {
+          best = { start: m.index, end: m.index + m[0].length };
+          break;
+        }
+      }
     }
     const before = best?.start ?? text.length;
     const rest = text.slice(from, before);
@@ -58,7 +115,7 @@ export class WordFinder {
     NON_ASCII_RUN.lastIndex = from;
     for (let run = NON_ASCII_RUN.exec(text); run && run.index < before; run = NON_ASCII_RUN.exec(text)) {
       for (const token of run[0].matchAll(WORD)) {
-        if (NON_ASCII.test(token[0]) && this.#wanted.has(foldWord(token[0]))) {
+        if (NON_ASCII.test(token[0]) && this.matches(token[0])) {
           const start = run.index + token.index;
           if (start < before) return { start, end: start + token[0].length };
         }

@@ -35,6 +35,8 @@ export interface Route {
   bodyLimit?: string;
   /** Input values the route supplies when the request leaves them out, where REST keeps a default MCP does not. */
   defaults?: Record<string, unknown>;
+  /** Fields of the tool's result a page route keeps beside the envelope's, when the result has them. */
+  alongside?: readonly string[];
   /** A multipart/form-data body with one file, given to the tool in `upload.field`; other form fields map like query parameters. */
   upload?: Upload;
 }
@@ -221,11 +223,19 @@ export async function authorizeUpload(
 
 /** A tool result in the route's envelope. */
 function payload(route: Route, ctx: ToolContext, req: Request, result: unknown): unknown {
-  return route.envelope === 'page'
-    ? envelope(ctx.publicUrl, req, result as ListResult<unknown>)
-    : route.envelope === 'results'
-      ? (result as { results: unknown[] }).results
-      : result;
+  if (route.envelope === 'page') {
+    const page = envelope(ctx.publicUrl, req, result as ListResult<unknown>);
+    const extra = (route.alongside ?? []).filter(
+      (name) => (result as Record<string, unknown>)[name] !== undefined,
+    );
+    return extra.length === 0
+      ? page
+      : {
+          ...page,
+          ...Object.fromEntries(extra.map((name) => [name, (result as Record<string, unknown>)[name]])),
+        };
+  }
+  return route.envelope === 'results' ? (result as { results: unknown[] }).results : result;
 }
 
 /** Non-GET routes: the response is computed first, so rest/idempotency.ts can store and replay it. */

@@ -5,7 +5,15 @@ import type { Route } from './adapter.ts';
 export type RouteOptions = Partial<
   Pick<
     Route,
-    'rename' | 'body' | 'envelope' | 'status' | 'bodyLimit' | 'requireOneOf' | 'upload' | 'defaults'
+    | 'rename'
+    | 'body'
+    | 'envelope'
+    | 'alongside'
+    | 'status'
+    | 'bodyLimit'
+    | 'requireOneOf'
+    | 'upload'
+    | 'defaults'
   >
 >;
 

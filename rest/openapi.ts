@@ -122,13 +122,15 @@ function requestBody(route: Route): ZodOpenApiRequestBodyObject | undefined {
 
 /** The tool's output in the route's envelope (rest/adapter.ts `payload`). */
 function successSchema(route: Route): z.ZodType {
-  const results = (route.tool.output as z.ZodObject).shape?.results as z.ZodType | undefined;
+  const shape = (route.tool.output as z.ZodObject).shape ?? {};
+  const results = shape.results as z.ZodType | undefined;
   if (route.envelope === 'page') {
     return z.object({
       count: z.int().min(0),
       next: z.url().nullable(),
       previous: z.url().nullable(),
       results: results ?? z.array(z.unknown()),
+      ...Object.fromEntries((route.alongside ?? []).map((name) => [name, shape[name] as z.ZodType])),
     });
   }
   if (route.envelope === 'results') return results ?? z.array(z.unknown());

@@ -101,6 +101,7 @@ export const routes: readonly Route[] = [
   get('/v1/documents/search/', searchDocuments, 'Search documents by their text', {
     rename: { ...paging },
     envelope: 'page',
+    alongside: ['unsearchable'],
   }),
   get(
     '/v1/documents/:document_id/content/',

@@ -5,6 +5,7 @@ import { SEARCHED_CHARS } from '../db/migrations/014-document-parsing.ts';
 import type { RunningServer } from '../server/http.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { mcpClient } from './helpers/mcp.ts';
 import { api, startTestServer } from './helpers/server.ts';
 
 const DOCUMENTS = 100;
@@ -32,6 +33,10 @@ interface Match {
   id: string;
   passage: string;
 }
+interface Unsearchable {
+  count: number;
+  by_state: Record<string, number>;
+}
 
 for (const dialect of dialects) {
   describe(`search_documents over long texts (${dialect.name}) @db`, function () {
@@ -40,6 +45,30 @@ for (const dialect of dialects) {
     let fx: Fixture;
     let server: RunningServer;
     const ids: string[] = [];
+
+    /** A document of Acme (or `companyId`) with no text yet. */
+    const addDocument = async (name: string, state: string, i: number, companyId = fx.companies.acme.id) => {
+      const id = newId();
+      const fileId = newId();
+      const uploaded = new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString();
+      await fx.repos.documents.create(
+        {
+          id,
+          firm_id: companyId === fx.companies.zeta.id ? fx.firmB.id : fx.firmA.id,
+          company_id: companyId,
+          information_request_id: null,
+          file_id: fileId,
+          name,
+          parse_state: state,
+          parsed_at: state === 'completed' ? uploaded : null,
+          uploaded_at: uploaded,
+          submitted_date: uploaded.slice(0, 10),
+          source: 'upload',
+        },
+        { id: fileId, filename: name, content_type: 'application/pdf', size: 1, content: Buffer.from('x') },
+      );
+      return id;
+    };
 
     before(async () => {
       t = await dialect.open();
@@ -56,45 +85,27 @@ for (const dialect of dialects) {
         if (i === 2)
           text = `${'🙂'.repeat(30_000)} The walrus swam. Our common ground. ${text.slice(text.indexOf('Sentence', 60_000))}`;
         if (i === 3) {
-          text = writeAt(text, 100_000, 'The narwhals swam. ');
+          text = writeAt(text, 100_000, 'The narwhalish swam. ');
           text = writeAt(text, 200_000, 'A narwhal dived. ');
         }
         if (i === 4) {
           text = writeAt(text, 100_000, 'Crème fraîche. ');
           text = writeAt(text, 200_000, 'More creme. ');
         }
-        const id = newId();
-        const fileId = newId();
-        const uploaded = new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString();
-        await fx.repos.documents.create(
-          {
-            id,
-            firm_id: fx.firmA.id,
-            company_id: fx.companies.acme.id,
-            information_request_id: null,
-            file_id: fileId,
-            name: `long-${i}.pdf`,
-            parse_state: 'completed',
-            parsed_at: uploaded,
-            uploaded_at: uploaded,
-            submitted_date: uploaded.slice(0, 10),
-            source: 'upload',
-          },
-          {
-            id: fileId,
-            filename: `long-${i}.pdf`,
-            content_type: 'application/pdf',
-            size: 1,
-            content: Buffer.from('x'),
-          },
-        );
+        if (i === 5) {
+          // A word that only begins like the query's ("prickly" for "pricing") comes first.
+          text = writeAt(text, 120_000, 'A prickly pear. ');
+          text = writeAt(text, 150_000, 'The rooms were priced well. ');
+          text = writeAt(text, 250_000, 'Prices rose. ');
+        }
+        const id = await addDocument(`long-${i}.pdf`, 'completed', i);
         await t.db('document_texts').insert({
           document_id: id,
           text,
           format: 'pdf',
           source_pages: null,
           char_count: text.length,
-          created_at: uploaded,
+          created_at: new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString(),
         });
         ids.push(id);
       }
@@ -106,11 +117,13 @@ for (const dialect of dialects) {
     });
 
     const search = async (query: string) => {
-      const res = await api(server.url, `/v1/documents/search/?query=${encodeURIComponent(query)}`, {
+      const [words, filter] = query.split('&');
+      const path = `/v1/documents/search/?query=${encodeURIComponent(words!)}${filter ? `&${filter}` : ''}`;
+      const res = await api(server.url, path, {
         token: fx.admin.rest,
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      return res.body as { count: number; results: Match[] };
+      return res.body as { count: number; results: Match[]; unsearchable?: Unsearchable };
     };
 
     it('answers 100 hits over million-character texts with the word marked where it occurs', async () => {
@@ -154,13 +167,63 @@ for (const dialect of dialects) {
       const found = await search('narwhal');
       expect(found.results.map((r) => r.id)).to.deep.equal([ids[3]]);
       expect(found.results[0]!.passage).to.match(/^….*A «narwhal» dived\. .*…$/s);
-      expect(found.results[0]!.passage).to.not.include('narwhals');
+      expect(found.results[0]!.passage).to.not.include('narwhalish');
     });
 
     it('shows the first occurrence far into a text even when it has accents and a later one has none', async () => {
       const found = await search('creme');
       expect(found.results.map((r) => r.id)).to.deep.equal([ids[4]]);
       expect(found.results[0]!.passage).to.match(/^….*«Crème» fraîche\. .*…$/s);
+    });
+
+    it("finds a word's other forms far into a text, past a word that only begins like them", async () => {
+      for (const query of ['pricing', 'price']) {
+        const found = await search(query);
+        expect(found.results.map((r) => r.id)).to.deep.equal([ids[5]]);
+        expect(found.results[0]!.passage).to.match(/^….*The rooms were «priced» well\. .*…$/s);
+        expect(found.results[0]!.passage).to.not.include('prickly');
+      }
+    });
+
+    it('says how many of your documents have no text to search yet, by state', async () => {
+      expect(await search('common')).to.not.have.property('unsearchable');
+      const { acme, beta, zeta } = fx.companies;
+      await addDocument('queued.pdf', 'not-started', 200);
+      await addDocument('queued-2.pdf', 'not-started', 201);
+      await addDocument('parsing.pdf', 'in-progress', 202);
+      await addDocument('broken.pdf', 'not-parseable', 203, beta.id);
+      await addDocument('password.pdf', 'needs-input', 204, beta.id);
+      await addDocument('elsewhere.pdf', 'not-started', 205, zeta.id);
+      // A document waiting for input with a text already is searched.
+      const withText = await addDocument('scanned.pdf', 'needs-input', 206);
+      await t.db('document_texts').insert({
+        document_id: withText,
+        text: 'A scanned page.',
+        format: 'pdf',
+        source_pages: 1,
+        char_count: 15,
+        created_at: '2026-05-02T00:00:00.000Z',
+      });
+      const all = await search('zeppelin');
+      expect(all.count).to.equal(1);
+      expect(all.unsearchable).to.deep.equal({
+        count: 5,
+        by_state: { 'not-started': 2, 'in-progress': 1, 'not-parseable': 1, 'needs-input': 1 },
+      });
+      const ofBeta = await search(`zeppelin&company_id=${beta.id}`);
+      expect(ofBeta.count).to.equal(0);
+      expect(ofBeta.unsearchable).to.deep.equal({
+        count: 2,
+        by_state: { 'not-parseable': 1, 'needs-input': 1 },
+      });
+      expect((await search(`common&company_id=${acme.id}`)).unsearchable?.count).to.equal(3);
+      const client = await mcpClient(server.url, fx.other.pat);
+      const res = await client.callTool({ name: 'search_documents', arguments: { query: 'zeppelin' } });
+      await client.close();
+      expect(res.structuredContent).to.deep.include({
+        count: 0,
+        unsearchable: { count: 1, by_state: { 'not-started': 1 } },
+      });
     });
 
     it(`searches the first ${SEARCHED_CHARS.toLocaleString('en')} characters of a text only`, async () => {
@@ -178,7 +241,7 @@ describe('passages cut from a window of a longer text', () => {
     expect(passage('Churn fell.', ['churn'], 160, { before: false, after: false })).to.equal('«Churn» fell.');
   });
   it('never takes part of a word for a word', () => {
-    expect(passage('churning and churn', ['churn'])).to.equal('churning and «churn»');
+    expect(passage('churchill and church', ['church'])).to.equal('churchill and «church»');
     expect(passage('ſtop and Stop', ['stop'])).to.equal('ſtop and «Stop»');
     expect(passage('Straße and strasse', ['straße'])).to.equal('«Straße» and strasse');
   });

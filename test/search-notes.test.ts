@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { passage, searchWords } from '../core/search-text.ts';
+import { passage, STOP_WORDS, searchWords } from '../core/search-text.ts';
 import { newId } from '../db/ids.ts';
 import { migrateLatest } from '../db/knex.ts';
 import { migrationSource } from '../db/migrations/index.ts';
@@ -34,7 +34,7 @@ const LONG =
 // bm25 and ts_rank weigh repeats against length differently, so the queries compared are ones with a
 // clear best match; near ties (a common word such as "the") may rank differently.
 /** The queries whose order both databases must agree on, and the note keys each dialect answered. */
-const AGREED = ['churn', 'pricing', 'pricing churn', 'CHURN!', 'kiwi harvest'];
+const AGREED = ['churn', 'pricing', 'priced', 'pricing churn', 'CHURN!', 'kiwi harvest'];
 const orders = new Map<string, Map<string, string[]>>();
 
 for (const dialect of dialects) {
@@ -262,12 +262,65 @@ for (const dialect of dialects) {
       ]);
     });
 
+    it('finds the other forms of a word, marks them and ranks the note with most of them first', async () => {
+      // In firm B, so that firm A's answers above stay as they are.
+      const zeta = fx.companies.zeta.id;
+      const add = async (key: string, text: string, day: string) => {
+        notes[key] = newId();
+        await fx.repos.notes.create({
+          id: notes[key],
+          firm_id: fx.firmB.id,
+          company_id: zeta,
+          author_id: fx.other.user.id,
+          note: text,
+          created_at: `${day}T10:00:00.000Z`,
+        });
+      };
+      await add('forms', 'Priced, prices, pricing: the price was the topic.', '2026-05-03');
+      await add(
+        'once',
+        'Zeta prices rose in March after a long and careful review of the whole market.',
+        '2026-05-04',
+      );
+      await add('unrelated', 'The prince and the prickly pear.', '2026-05-05');
+      for (const query of ['pricing', 'priced', 'PRICES']) {
+        const found = await search(fx.other.pat, { query });
+        expect(keys(found), query).to.deep.equal(['forms', 'once']);
+        expect(found.results[0]!.passage).to.equal(
+          '«Priced», «prices», «pricing»: the «price» was the topic.',
+        );
+        expect(found.results[1]!.passage).to.match(/^Zeta «prices» rose in March/);
+      }
+    });
+
+    it('leaves common words out of a query, and refuses a query of common words alone', async () => {
+      expect(keys(await search(fx.admin.pat, { query: 'the churn of a month' }))).to.deep.equal(
+        keys(await search(fx.admin.pat, { query: 'churn month' })),
+      );
+      const client = await mcpClient(server.url, fx.admin.pat);
+      clients.push(client);
+      const res = await client.callTool({ name: 'search_notes', arguments: { query: 'The a' } });
+      expect(res.isError).to.equal(true);
+      expect(JSON.stringify(res.content)).to.contain('query').and.to.contain('too common');
+      const rest = await api(server.url, '/v1/notes/search/?query=the', { token: fx.admin.rest });
+      expect(rest.status).to.equal(400);
+      expect(rest.body.errors).to.deep.equal([
+        { field: 'query', message: 'holds only words too common to search (the): add a more specific word' },
+      ]);
+    });
+
     if (dialect.name === 'postgres') {
+      it('drops the same common words from a text as the service drops from a query', async () => {
+        const res = await t.db.raw("select to_tsvector('english', ?) as v", [[...STOP_WORDS].join(' ')]);
+        expect(String(res.rows[0].v)).to.equal('');
+        expect(STOP_WORDS.size).to.equal(127);
+      });
+
       it('can answer from the GIN index rather than by reading every note', async () => {
         await t.db.transaction(async (trx) => {
           await trx.raw('set local enable_seqscan = off');
           const plan = await trx.raw(
-            "explain select id from notes where to_tsvector('simple', notes.note) @@ plainto_tsquery('simple', ?)",
+            "explain select id from notes where to_tsvector('english', notes.note) @@ plainto_tsquery('english', ?)",
             ['churn'],
           );
           expect(JSON.stringify(plan.rows)).to.contain('notes_note_search');
@@ -301,5 +354,14 @@ describe('search text', () => {
   });
   it('marks words whatever their case or accents', () => {
     expect(passage('Café and CAFE', ['cafe'])).to.equal('«Café» and «CAFE»');
+  });
+  it("marks a word's other forms, and never a word that only begins like them", () => {
+    expect(
+      passage('We priced it; prices rose. Pricing is hard, said the prickly prince.', ['pricing']),
+    ).to.equal('We «priced» it; «prices» rose. «Pricing» is hard, said the prickly prince.');
+    expect(passage('Happiness: happy, happier, happily.', ['happy'])).to.equal(
+      '«Happiness»: «happy», happier, happily.',
+    );
+    expect(passage('Prícing and PRICÉD', ['prices'])).to.equal('«Prícing» and «PRICÉD»');
   });
 });

@@ -3,7 +3,8 @@ import { isPostgres } from '../knex.ts';
 
 // Full-text search over notes. SQLite keeps its own FTS5 copy keyed by note id (not by rowid, which
 // VACUUM may renumber on a table without an integer primary key), synced by triggers; PostgreSQL
-// indexes the 'simple' tsvector, which like FTS5's unicode61 tokenizer does no stemming.
+// indexes the 'simple' tsvector, which like FTS5's unicode61 tokenizer does no stemming (migration 023
+// adds stemming to both).
 export async function up(knex: Knex): Promise<void> {
   if (isPostgres(knex)) {
     await knex.raw("create index notes_note_search on notes using gin (to_tsvector('simple', note))");

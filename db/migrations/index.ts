@@ -16,6 +16,7 @@ import * as documentSearchVector from './018-document-search-vector.ts';
 import * as events from './020-events.ts';
 import * as webhooks from './021-webhooks.ts';
 import * as alerts from './022-alerts.ts';
+import * as searchStemming from './023-search-stemming.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '020-events': events,
   '021-webhooks': webhooks,
   '022-alerts': alerts,
+  '023-search-stemming': searchStemming,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,10 +1,11 @@
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
-import { passage, trailingWordStart, WordFinder } from '../../core/search-text.ts';
+import { type Hit, passage, trailingWordStart, WordFinder } from '../../core/search-text.ts';
 import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
+import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
 import { eventsRepo } from './events.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
@@ -63,10 +64,12 @@ export interface DocumentSearchRow {
 const FIRST_READ = 20_000;
 /** Texts whose first characters one statement reads (SQLite reads each of them whole from disk). */
 const TEXTS_PER_READ = 20;
-/** Texts PostgreSQL reads at once for passages (SQLite reads on the one thread, one after another). */
-const PARALLEL_READS = 4;
 /** Characters kept before and after an occurrence, enough for its passage (width 160). */
 const CONTEXT = 200;
+/** Statements PostgreSQL runs side by side for the texts of a page whose words lie past their starts. */
+const PARALLEL_READS = 4;
+/** Statements that look for the place of a word far into a batch of texts, each after the last one's place. */
+const DATABASE_ROUNDS = 4;
 
 /** Length in characters, as the databases count them (a UTF-16 surrogate pair is one). */
 function codePoints(text: string): number {
@@ -106,102 +109,149 @@ async function sliceOf(db: Knex, documentId: string, from: number, length: numbe
   return row?.slice ?? '';
 }
 
+/** The passage around a hit in `text`, a window of a longer text: from `at` on, `from` where it starts in the whole, `full` when more may follow. */
+function passageAround(text: string, hit: Hit, finder: WordFinder, at: number, from: number, full: boolean) {
+  // The window starts on a word boundary so that a part of a word is never taken for a word.
+  let start = Math.max(at, hit.start - CONTEXT);
+  const boundary = text.slice(start, hit.start).search(/[^\p{L}\p{N}]/u);
+  start = boundary === -1 ? hit.start : start + boundary;
+  const to = Math.min(text.length, hit.end + CONTEXT);
+  return passage(text.slice(start, to), finder, undefined, {
+    before: from + start > 0,
+    after: to < text.length || full,
+  });
+}
+
+/** The first characters of a text as its passage, when no word is seen in it (the tokenizers differ in places). */
+function headPassage(start: string, finder: WordFinder): string {
+  const head = start.slice(0, indexOfCodePoint(start, 2 * CONTEXT));
+  return passage(head, finder, undefined, { before: false, after: head.length < start.length });
+}
+
 /**
- * The passage of a text that is plain ASCII up to the first place where a query word occurs as a
- * substring of the lower-cased text, when that place is a whole word: the database finds the place and
- * reads the few hundred characters around it, so a word far into a text costs no read of all before it.
- * Undefined when that does not settle it (a character outside ASCII first, or a word outside ASCII).
- * `from` is where the search starts, on a word boundary.
+ * The passage of a text from its first FIRST_READ characters, or, when no word occurs there with enough
+ * text after it, the character (on a word boundary) where the search goes on.
  */
-async function passageFoundInDatabase(
+function passageInStart(start: string, finder: WordFinder): { passage: string } | { from: number } {
+  const full = codePoints(start) === FIRST_READ;
+  const hit = finder.first(start);
+  // A hit with too little text after it is taken again further on, with its text.
+  if (hit && (!full || hit.end + CONTEXT <= start.length)) {
+    return { passage: passageAround(start, hit, finder, 0, 0, full) };
+  }
+  // The whole text was read and no word seen in it.
+  if (!full) return { passage: headPassage(start, finder) };
+  return { from: codePoints(start.slice(0, hit ? hit.start : trailingWordStart(start))) };
+}
+
+/** A text whose passage lies past its start: searched from character `from`, next from `at`. */
+interface Deep {
+  id: string;
+  from: number;
+  at: number;
+}
+
+interface PlaceRow {
+  id: string;
+  place: number | string | null;
+  w0: number | string | null;
+  around: string | null;
+  bytes: number | string | null;
+}
+
+/**
+ * One statement for a batch of texts: in each, the first place at or after its `at` where one of the
+ * query's words begins (as a substring of the lower-cased text), and the few hundred characters around
+ * it, with the bytes before it (to tell whether all before it was ASCII). Each text is read, lower-cased
+ * and searched once, however many words are looked for; the words are ASCII, so only ASCII letters are
+ * lower-cased (collation "C", the fastest).
+ */
+async function placesOf(db: Knex, texts: readonly Deep[], prefixes: readonly string[]): Promise<PlaceRow[]> {
+  const pg = isPostgres(db);
+  // A subquery the planner may not merge into the one around it, so each value is computed once.
+  const fence = pg ? 'offset 0' : 'limit -1 offset 0';
+  const finds = prefixes.map(() => `nullif(${pg ? 'strpos' : 'instr'}(low, ?), 0)`);
+  const NONE = 2_147_483_647;
+  const first = pg
+    ? `least(${finds.join(', ')})`
+    : finds.length === 1
+      ? finds[0]
+      : `nullif(min(${finds.map((f) => `coalesce(${f}, ${NONE})`).join(', ')}), ${NONE})`;
+  const bytes = pg ? 'octet_length(substr(s, 1, place))' : 'length(cast(substr(s, 1, place) as blob))';
+  // Enough past the searched window to show an occurrence at its very end.
+  const read = SEARCHED_CHARS + 2 * CONTEXT;
+  const sql = `with f(id, at) as (values ${texts.map(() => '(?, cast(? as integer))').join(', ')})
+    select id, place, w0, substr(s, w0 + 1, place - w0 + ${2 * CONTEXT}) as around, ${bytes} as bytes
+    from (select id, s, place, ${pg ? 'greatest' : 'max'}(place - ${CONTEXT}, 0) as w0
+      from (select id, s, ${first} - 1 as place
+        from (select id, s, lower(s${pg ? ' collate "C"' : ''}) as low
+          from (select f.id, substr(t.text, f.at + 1, ${read} - f.at) as s
+            from f join document_texts t on t.document_id = f.id ${fence}) a ${fence}) b ${fence}) c) d`;
+  const result = await db.raw(sql, [...texts.flatMap((t) => [t.id, t.at]), ...prefixes]);
+  return (pg ? result.rows : result) as PlaceRow[];
+}
+
+/**
+ * Passages of texts whose words occur past their starts, found in the database: a few statements for the
+ * whole batch (see placesOf), each taking up the texts whose place was inside a longer word. A text is
+ * left out when that does not settle it (a character outside ASCII before the place, a word outside
+ * ASCII, no place found).
+ */
+async function passagesFoundInDatabase(
+  db: Knex,
+  texts: readonly Deep[],
+  finder: WordFinder,
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const prefixes = finder.asciiPrefixes;
+  if (prefixes.length === 0) return found;
+  let open = [...texts];
+  for (let round = 0; round < DATABASE_ROUNDS && open.length > 0; round++) {
+    const rows = new Map((await placesOf(db, open, prefixes)).map((r) => [r.id, r]));
+    const next: Deep[] = [];
+    for (const text of open) {
+      const row = rows.get(text.id);
+      if (row?.place == null || row.around == null) continue;
+      const place = Number(row.place);
+      const start = text.at + Number(row.w0);
+      if (Number(row.bytes) !== place || text.at + place >= SEARCHED_CHARS) continue;
+      const around = row.around;
+      const boundary = start === text.from ? 0 : around.search(/[^\p{L}\p{N}]/u);
+      const hit = boundary === -1 ? undefined : finder.first(around, boundary);
+      if (hit?.start === text.at + place - start) {
+        const full = codePoints(around) === text.at + place - start + 2 * CONTEXT;
+        const to = Math.min(around.length, hit.end + CONTEXT);
+        found.set(
+          text.id,
+          passage(around.slice(boundary, to), finder, undefined, {
+            before: start + boundary > 0,
+            after: to < around.length || full,
+          }),
+        );
+      } else {
+        // The place was inside a longer word ("churn" in "churning"): look again after it.
+        next.push({ ...text, at: text.at + place + 1 });
+      }
+    }
+    open = next;
+  }
+  return found;
+}
+
+/** The passage of a text past its start, from the rest of its searched window read whole. */
+async function passageFurtherIn(
   db: Knex,
   documentId: string,
   finder: WordFinder,
   from: number,
-): Promise<string | undefined> {
-  const words = finder.asciiWords;
-  if (words.length === 0) return undefined;
-  const pg = isPostgres(db);
-  const find = pg ? 'strpos' : 'instr';
-  const bytes = pg ? 'octet_length(substr(text, ?, ?))' : 'length(cast(substr(text, ?, ?) as blob))';
-  let at = from;
-  // A place inside a longer word ("churn" in "churning") is passed over, a few times at most.
-  for (let tries = 0; tries < 4 && at < SEARCHED_CHARS; tries++) {
-    const places = (await db('document_texts')
-      .where('document_id', documentId)
-      .first(
-        db.raw(
-          words.map((_, i) => `${find}(lower(substr(text, ?, ?)), ?) as p${i}`).join(', '),
-          words.flatMap((w) => [at + 1, SEARCHED_CHARS - at, w]),
-        ),
-      )) as Record<string, number | string> | undefined;
-    const found = words.map((_, i) => Number(places?.[`p${i}`] ?? 0)).filter((p) => p > 0);
-    if (found.length === 0) return undefined;
-    const place = at + Math.min(...found) - 1;
-    const start = Math.max(at, place - CONTEXT);
-    const row = (await db('document_texts')
-      .where('document_id', documentId)
-      .first(
-        db.raw(`substr(text, ?, ?) as around, ${bytes} as bytes`, [
-          start + 1,
-          place - start + 2 * CONTEXT,
-          at + 1,
-          place - at,
-        ]),
-      )) as { around: string; bytes: number | string };
-    if (Number(row.bytes) !== place - at) return undefined;
-    const text = row.around;
-    const boundary = start === from ? 0 : text.search(/[^\p{L}\p{N}]/u);
-    const hit = boundary === -1 ? undefined : finder.first(text, boundary);
-    if (hit?.start === place - start) {
-      const full = codePoints(text) === place - start + 2 * CONTEXT;
-      const to = Math.min(text.length, hit.end + CONTEXT);
-      return passage(text.slice(boundary, to), finder, undefined, {
-        before: start + boundary > 0,
-        after: to < text.length || full,
-      });
-    }
-    at = place + 1;
-  }
-  return undefined;
-}
-
-/**
- * The passage of one text: reads its first FIRST_READ characters and, only when no word occurs there,
- * the rest of the searched window (the database matched the text there, so a word occurs in it).
- */
-async function passageOf(db: Knex, documentId: string, finder: WordFinder, start: string): Promise<string> {
-  let readFrom = 0;
-  let searchFrom = 0;
-  for (const end of [FIRST_READ, SEARCHED_CHARS]) {
-    const text = end === FIRST_READ ? start : await sliceOf(db, documentId, readFrom, end - readFrom);
-    // A slice as long as asked for may have more text after it.
-    const full = codePoints(text) === end - readFrom;
-    const last = end === SEARCHED_CHARS || !full;
-    const at = indexOfCodePoint(text, searchFrom - readFrom);
-    const hit = finder.first(text, at);
-    // A hit with too little text after it in this slice is taken again from the next, whole.
-    if (hit && (last || hit.end + CONTEXT <= text.length)) {
-      // The window starts on a word boundary so that a part of a word is never taken for a word.
-      let from = Math.max(at, hit.start - CONTEXT);
-      const boundary = text.slice(from, hit.start).search(/[^\p{L}\p{N}]/u);
-      from = boundary === -1 ? hit.start : from + boundary;
-      const to = Math.min(text.length, hit.end + CONTEXT);
-      return passage(text.slice(from, to), finder, undefined, {
-        before: readFrom + from > 0,
-        after: to < text.length || full,
-      });
-    }
-    if (last) break;
-    const resume = hit ? hit.start : trailingWordStart(text);
-    searchFrom = readFrom + codePoints(text.slice(0, resume));
-    readFrom = Math.max(0, searchFrom - CONTEXT);
-    const found = await passageFoundInDatabase(db, documentId, finder, searchFrom);
-    if (found !== undefined) return found;
-  }
-  // The database matched a word this finder does not see (its tokenizer differs in places): the text's start.
-  const head = start.slice(0, indexOfCodePoint(start, 2 * CONTEXT));
-  return passage(head, finder, undefined, { before: false, after: head.length < start.length });
+  start: string,
+): Promise<string> {
+  const readFrom = Math.max(0, from - CONTEXT);
+  const text = await sliceOf(db, documentId, readFrom, SEARCHED_CHARS - readFrom);
+  const at = indexOfCodePoint(text, from - readFrom);
+  const hit = finder.first(text, at);
+  const full = codePoints(text) === SEARCHED_CHARS - readFrom;
+  return hit ? passageAround(text, hit, finder, at, readFrom, full) : headPassage(start, finder);
 }
 
 /** Open jobs: never started, or started by a worker whose lease ran out (a seeded row has no lease). */
@@ -384,11 +434,12 @@ export function documentParsingRepo(db: Knex) {
       let rank: (qb: QB) => QB;
       if (isPostgres(db)) {
         const text = filter.words.join(' ');
-        // Stored when the text was written (migration 018) and indexed.
+        // Stored when the text was written (migrations 018 and 023) and indexed.
         const vector = 'document_texts.search_vector';
-        base.whereRaw(`${vector} @@ plainto_tsquery('simple', ?)`, [text]);
+        const query = `plainto_tsquery('${TEXT_SEARCH_CONFIG}', ?)`;
+        base.whereRaw(`${vector} @@ ${query}`, [text]);
         // Normalised by length (1), as bm25 is on SQLite, so both databases rank alike.
-        rank = (qb) => qb.orderByRaw(`ts_rank(${vector}, plainto_tsquery('simple', ?), 1) desc`, [text]);
+        rank = (qb) => qb.orderByRaw(`ts_rank(${vector}, ${query}, 1) desc`, [text]);
       } else {
         // Each word quoted, so FTS5 operators and punctuation in a query are plain text.
         const expr = filter.words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
@@ -417,25 +468,75 @@ export function documentParsingRepo(db: Knex) {
     },
 
     /**
-     * A passage of each document's text around the first occurrence of any of `words` (see passage),
-     * reading slices of the texts, never a whole one: the starts of TEXTS_PER_READ texts at a time, and
-     * further only for a text without a word in its start. Other requests run between two texts.
+     * Visible documents without a text to search, by parse state (only the states some are in): not
+     * parsed yet, being parsed, not parseable, or waiting for input.
+     */
+    async unsearchable(scope: Scope, companyId?: string): Promise<Record<string, number>> {
+      const q = scoped(db('documents'), scope, 'documents')
+        .leftJoin('document_texts', 'document_texts.document_id', 'documents.id')
+        .whereNull('document_texts.document_id')
+        .whereNot('documents.parse_state', 'completed');
+      if (companyId) q.where('documents.company_id', companyId);
+      const rows = (await q
+        .groupBy('documents.parse_state')
+        .select('documents.parse_state')
+        .count({ n: '*' })) as {
+        parse_state: string;
+        n: number | string;
+      }[];
+      return Object.fromEntries(rows.map((r) => [r.parse_state, Number(r.n)]));
+    },
+
+    /**
+     * A passage of each document's text around the first occurrence of any form of any of `words` (see
+     * passage), reading slices of the texts, never a whole one where it can be helped: the starts of
+     * TEXTS_PER_READ texts in one statement, then, for the texts without a word in their start, the place
+     * of a word found by the database for many of them at once (placesOf): on PostgreSQL all of them in
+     * PARALLEL_READS statements side by side, on SQLite TEXTS_PER_READ at a time. Other requests run
+     * between the statements.
      */
     async passages(documentIds: readonly string[], words: readonly string[]): Promise<Map<string, string>> {
       const finder = new WordFinder(words);
       const found = new Map<string, string>();
+      const deep: Deep[] = [];
+      const startsOfDeep = new Map<string, string>();
       for (let i = 0; i < documentIds.length; i += TEXTS_PER_READ) {
-        const batch = documentIds.slice(i, i + TEXTS_PER_READ);
-        const starts = await startsOf(db, batch, FIRST_READ);
-        let next = 0;
-        const reader = async () => {
-          while (next < batch.length) {
-            const id = batch[next++]!;
-            await yieldToOthers();
-            found.set(id, await passageOf(db, id, finder, starts.get(id) ?? ''));
+        const starts = await startsOf(db, documentIds.slice(i, i + TEXTS_PER_READ), FIRST_READ);
+        for (const id of documentIds.slice(i, i + TEXTS_PER_READ)) {
+          const start = starts.get(id) ?? '';
+          const outcome = passageInStart(start, finder);
+          if ('passage' in outcome) found.set(id, outcome.passage);
+          else {
+            deep.push({ id, from: outcome.from, at: outcome.from });
+            startsOfDeep.set(id, start);
           }
-        };
-        await Promise.all(Array.from({ length: isPostgres(db) ? PARALLEL_READS : 1 }, reader));
+        }
+        await yieldToOthers();
+      }
+      if (deep.length === 0) return found;
+      // PostgreSQL works on a few statements side by side; SQLite, on this thread, one batch at a time.
+      const pg = isPostgres(db);
+      const size = pg ? Math.ceil(deep.length / PARALLEL_READS) : TEXTS_PER_READ;
+      const batches = Array.from({ length: Math.ceil(deep.length / size) }, (_, b) =>
+        deep.slice(b * size, (b + 1) * size),
+      );
+      const placed = pg
+        ? await Promise.all(batches.map((batch) => passagesFoundInDatabase(db, batch, finder)))
+        : [];
+      if (!pg) {
+        for (const batch of batches) {
+          placed.push(await passagesFoundInDatabase(db, batch, finder));
+          await yieldToOthers();
+        }
+      }
+      for (const map of placed) for (const [id, text] of map) found.set(id, text);
+      for (const text of deep) {
+        if (found.has(text.id)) continue;
+        await yieldToOthers();
+        found.set(
+          text.id,
+          await passageFurtherIn(db, text.id, finder, text.from, startsOfDeep.get(text.id) ?? ''),
+        );
       }
       return found;
     },

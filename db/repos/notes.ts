@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import { isPostgres } from '../knex.ts';
+import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
 
@@ -77,13 +78,12 @@ export function notesRepo(db: Knex) {
       let rank: (qb: QB) => QB;
       if (pg) {
         const text = filter.words.join(' ');
-        const match = "to_tsvector('simple', notes.note) @@ plainto_tsquery('simple', ?)";
+        const vector = `to_tsvector('${TEXT_SEARCH_CONFIG}', notes.note)`;
+        const query = `plainto_tsquery('${TEXT_SEARCH_CONFIG}', ?)`;
+        const match = `${vector} @@ ${query}`;
         base.whereRaw(match, [text]);
         // Normalised by length (1), as bm25 is on SQLite, so both databases rank alike.
-        rank = (qb) =>
-          qb.orderByRaw("ts_rank(to_tsvector('simple', notes.note), plainto_tsquery('simple', ?), 1) desc", [
-            text,
-          ]);
+        rank = (qb) => qb.orderByRaw(`ts_rank(${vector}, ${query}, 1) desc`, [text]);
       } else {
         // Each word quoted, so FTS5 operators and punctuation in a query are plain text.
         const expr = filter.words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { passage, searchWords } from '../../core/search-text.ts';
+import { passage } from '../../core/search-text.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { isoDateField, nextDay } from '../schemas/dates.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+import { queryWords } from '../schemas/search-query.ts';
 
 const NoteMatch = z.object({
   id: z.string().describe('Note identifier.'),
@@ -18,7 +19,7 @@ export const searchNotes = defineTool({
   name: 'search_notes',
   title: 'Search notes',
   description:
-    'Finds notes holding every word of query (whole words, no stemming), best match first, each with an excerpt.',
+    'Finds notes holding every word of query in any form (pricing finds priced), best match first, each with an excerpt.',
   input: z
     .object({
       query: z.string().min(1).max(500).describe('Words to find.'),
@@ -38,7 +39,7 @@ export const searchNotes = defineTool({
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
     await resolveCompany(ctx, { company_id: input.company_id });
-    const words = searchWords(input.query);
+    const words = queryWords(input.query);
     const counted = await ctx.repos.notes.search(
       scope,
       {
