@@ -15,7 +15,8 @@ interface SqliteConnection {
 export const BENCH_TOKEN = 'pds_bench_token_for_load_tests_only_0000000000000000';
 const T0 = '2026-01-01T00:00:00.000Z';
 
-function mulberry32(seed: number): () => number {
+/** A small seeded random number generator in [0, 1), so generated data is the same on every run. */
+export function mulberry32(seed: number): () => number {
   let a = seed;
   return () => {
     a = (a + 0x6d2b79f5) | 0;

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import knexFactory, { type Knex } from 'knex';
 import { SEARCHED_CHARS } from '../db/migrations/014-document-parsing.ts';
 import { docxFile, odsFile, pdfFile, pptxFile, xlsxFile } from '../db/seeds/office-files.ts';
-import { BENCH_TOKEN, generate } from './generate.ts';
+import { BENCH_TOKEN, generate, mulberry32 } from './generate.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -46,16 +46,6 @@ const LATE = 'zeppelin';
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** About `length` characters of sentences over a vocabulary of 3,000 made-up words, `LATE` once near the window's end. */

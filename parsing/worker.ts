@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.ts';
 import { databaseErrorSummary } from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
-import { nextPollDelay } from '../core/poll-delay.ts';
+import { pollLoop } from '../core/poll-delay.ts';
 import type { DocumentParsingRepo, ParseJob, ParseOutcome } from '../db/repos/document-parsing.ts';
 import { DEFAULT_RUN_LIMITS, type ParseRun, type RunLimits, runParse } from './runner.ts';
 
@@ -94,43 +94,27 @@ export function createParseWorker(options: ParseWorkerOptions): ParseWorker {
     return done;
   }
 
-  let running: Promise<unknown> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  /** Failed rounds in a row: each doubles the wait, so an unavailable database is not polled every few seconds. */
-  let failures = 0;
-  const loop = () => {
-    const round = runOnce().then(
-      (done) => done.length,
-      (err: unknown) => {
-        // The summary, not the message: knex puts the statement and its values into the message.
-        logger.warn('document parsing failed', databaseErrorSummary(err));
-        return undefined;
-      },
-    );
-    running = round;
-    void round.then((count) => {
-      running = undefined;
-      failures = count === undefined ? failures + 1 : 0;
-      // More may be waiting after a busy round; otherwise wait for the next poll (longer after failures).
-      if (!stopping)
-        timer = setTimeout(loop, nextPollDelay(options.pollMs, { worked: Boolean(count), failures }));
-    });
-  };
+  const poller = pollLoop(
+    options.pollMs,
+    async () => (await runOnce()).length,
+    (err) => {
+      // The summary, not the message: knex puts the statement and its values into the message.
+      logger.warn('document parsing failed', databaseErrorSummary(err));
+    },
+  );
 
   return {
     runOnce,
-    start() {
-      timer ??= setTimeout(loop, 0);
-    },
+    start: poller.start,
     async stop() {
       stopping = true;
-      clearTimeout(timer);
+      const polling = poller.stop();
       const under = current;
       if (under) {
         under.run.stop();
         await repo.release(under.job).catch(() => {});
       }
-      await running;
+      await polling;
     },
   };
 }

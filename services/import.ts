@@ -259,31 +259,47 @@ async function checkCompanies(
 
 /** Budgets, one per company and name; returns the budget ids by `company id|name`. */
 async function checkBudgets(checks: Checks, items: ImportBudget[]): Promise<Map<string, string>> {
-  const { db, firm, plan, problem } = checks;
+  const { db, firm, plan } = checks;
   const stored = (await db('budgets')
     .where({ firm_id: firm.id })
     .select('id', 'company_id', 'name', 'date', 'color', 'description')) as BudgetRow[];
   const budgets = new Map(stored.map((b) => [`${b.company_id}|${b.name}`, b.id]));
   const storedById = new Map(stored.map((b) => [b.id, b]));
-  const first = new Map<string, ImportBudget>();
+  for (const { item, companyId, key } of namedOncePerCompany(checks, items, 'budget')) {
+    const id = budgets.get(key) ?? newId();
+    budgets.set(key, id);
+    plan.budgets.push({ item, id, companyId, existing: storedById.get(id) });
+  }
+  return budgets;
+}
+
+/**
+ * The items of a kind named once per company, each with its company and its `company id|name` key; an
+ * item of an unknown company is left out, and so is a repeat, reported with where the first one is.
+ */
+function namedOncePerCompany<T extends Located & { company_slug: string; name: string }>(
+  checks: Checks,
+  items: T[],
+  kind: string,
+): { item: T; companyId: string; key: string }[] {
+  const first = new Map<string, T>();
+  const named: { item: T; companyId: string; key: string }[] = [];
   for (const item of items) {
     const owner = checks.companyOf(item);
     if (!owner) continue;
     const key = `${owner.id}|${item.name}`;
     const earlier = first.get(key);
     if (earlier) {
-      problem(
+      checks.problem(
         item,
-        `budget "${item.name}" of ${item.company_slug} appears twice (first at ${earlier.where})`,
+        `${kind} "${item.name}" of ${item.company_slug} appears twice (first at ${earlier.where})`,
       );
       continue;
     }
     first.set(key, item);
-    const id = budgets.get(key) ?? newId();
-    budgets.set(key, id);
-    plan.budgets.push({ item, id, companyId: owner.id, existing: storedById.get(id) });
+    named.push({ item, companyId: owner.id, key });
   }
-  return budgets;
+  return named;
 }
 
 /** The firm's metric categories: standard ones by name, custom ones by their names. */
@@ -428,26 +444,13 @@ async function checkFinancings(checks: Checks, items: ImportFinancing[]): Promis
   const byName = new Map(stored.map((f) => [`${f.company_id}|${f.name}`, f.id]));
   const companyOfRound = new Map(stored.map((f) => [f.id, f.company_id]));
   const storedIds = new Set(stored.map((f) => f.id));
-  const first = new Map<string, ImportFinancing>();
   const pending: { item: ImportFinancing; id: string; companyId: string; existing: boolean }[] = [];
-  for (const item of items) {
-    const owner = checks.companyOf(item);
-    if (!owner) continue;
-    const key = `${owner.id}|${item.name}`;
-    const earlier = first.get(key);
-    if (earlier) {
-      problem(
-        item,
-        `financing "${item.name}" of ${item.company_slug} appears twice (first at ${earlier.where})`,
-      );
-      continue;
-    }
-    first.set(key, item);
+  for (const { item, companyId, key } of namedOncePerCompany(checks, items, 'financing')) {
     const storedId = byName.get(key);
     const id = storedId ?? newId();
     byName.set(key, id);
-    companyOfRound.set(id, owner.id);
-    pending.push({ item, id, companyId: owner.id, existing: storedId !== undefined });
+    companyOfRound.set(id, companyId);
+    pending.push({ item, id, companyId, existing: storedId !== undefined });
   }
   // Resolved once every round is named, so a round may refer to one further down the import.
   for (const round of pending) {

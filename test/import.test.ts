@@ -459,6 +459,27 @@ for (const dialect of dialects) {
       expect(await Promise.all(tables.map(count))).to.deep.equal(before);
     });
 
+    it('names a budget or financing round given twice for one company, with where the first one is', async () => {
+      const tables = ['budgets', 'financings'];
+      const before = await Promise.all(tables.map(count));
+      const budget = { company_slug: 'acme-analytics', name: 'Plan', date: '2025-01-01' };
+      const round = {
+        company_slug: 'acme-analytics',
+        name: 'Seed',
+        closing_date: '2025-01-01',
+        co_investors: [],
+      };
+      const bundle = { budgets: [budget, budget], financings: [round, { ...round, name: 'A' }, round] };
+      const res = await importFile(file('twice.json', JSON.stringify(bundle)));
+      expect(res.code).to.equal(1);
+      expect(res.stderr.trimEnd().split('\n').slice(0, 2)).to.deep.equal([
+        'budgets[1]: budget "Plan" of acme-analytics appears twice (first at budgets[0])',
+        'financings[2]: financing "Seed" of acme-analytics appears twice (first at financings[0])',
+      ]);
+      expect(res.stderr).to.match(/twice\.json: 2 problem\(s\), nothing was imported\n$/);
+      expect(await Promise.all(tables.map(count))).to.deep.equal(before);
+    });
+
     it('refuses an unknown firm and a file that is not JSON in one line', async () => {
       const unknown = await run([file('x.csv', 'a'), '--firm', 'nope']);
       expect(unknown.code).to.equal(1);

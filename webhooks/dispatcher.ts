@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.ts';
 import { databaseErrorSummary } from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
-import { nextPollDelay } from '../core/poll-delay.ts';
+import { pollLoop } from '../core/poll-delay.ts';
 import type { ClaimedDelivery, WebhooksRepo } from '../db/repos/webhooks.ts';
 import { type PostOptions, postWebhook } from './post.ts';
 import { webhookHeaders } from './signing.ts';
@@ -97,33 +97,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return claimed.length;
   }
 
-  let running: Promise<number | undefined> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  /** Failed rounds in a row: each doubles the wait, so an unavailable database is not polled every second. */
-  let failures = 0;
-  const loop = () => {
-    running = runOnce().catch((err: unknown) => {
-      // The summary, not the message: knex puts the statement and its values into the message.
-      logger.warn('webhook delivery failed', databaseErrorSummary(err));
-      return undefined;
-    });
-    void running.then((count) => {
-      running = undefined;
-      failures = count === undefined ? failures + 1 : 0;
-      if (!stopping)
-        timer = setTimeout(loop, nextPollDelay(options.pollMs, { worked: Boolean(count), failures }));
-    });
-  };
+  const poller = pollLoop(options.pollMs, runOnce, (err) => {
+    // The summary, not the message: knex puts the statement and its values into the message.
+    logger.warn('webhook delivery failed', databaseErrorSummary(err));
+  });
 
   return {
     runOnce,
-    start() {
-      timer ??= setTimeout(loop, 0);
-    },
+    start: poller.start,
     async stop() {
       stopping = true;
-      clearTimeout(timer);
-      await running;
+      await poller.stop();
     },
   };
 }

@@ -17,6 +17,28 @@ export interface AnalyticsDatum {
   updated_at: string;
 }
 
+/** The columns of metric_data after its id and keys that an AnalyticsDatum is read from. */
+export const ANALYTICS_DATUM_COLUMNS = [
+  'metric_data.cadence',
+  'metric_data.date',
+  'metric_data.value',
+  'metric_data.currency',
+  'metric_data.archived',
+  'metric_data.created_at',
+  'metric_data.updated_at',
+] as const;
+
+/** A metric_data row as selected with ANALYTICS_DATUM_COLUMNS, before its category is named. */
+export type StoredAnalyticsDatum = Omit<AnalyticsDatum, 'category' | 'archived'> & { archived: unknown };
+
+/** A stored row as the datum of `category`, its other columns kept. */
+export function analyticsDatum<R extends StoredAnalyticsDatum>(
+  row: R,
+  category: string,
+): Omit<R, 'archived'> & { category: string; archived: boolean } {
+  return { ...row, category, archived: bool(row.archived) };
+}
+
 export interface FxRateRow {
   from_currency: string;
   to_currency: string;
@@ -176,21 +198,9 @@ export function analyticsRepo(db: Knex) {
             'metric_data.id',
             'metric_data.company_id',
             'metric_data.category_id',
-            'metric_data.cadence',
-            'metric_data.date',
-            'metric_data.value',
-            'metric_data.currency',
-            'metric_data.archived',
-            'metric_data.created_at',
-            'metric_data.updated_at',
-          )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & {
-          company_id: string;
-          category_id: string;
-          archived: unknown;
-        })[];
-        for (const { category_id, ...r } of rows) {
-          out.push({ ...r, category: names.get(category_id)!, archived: bool(r.archived) });
-        }
+            ...ANALYTICS_DATUM_COLUMNS,
+          )) as (StoredAnalyticsDatum & { company_id: string; category_id: string })[];
+        for (const { category_id, ...r } of rows) out.push(analyticsDatum(r, names.get(category_id)!));
       }
       return out;
     },
@@ -256,19 +266,15 @@ export function analyticsRepo(db: Knex) {
           .select(
             'metric_data.id',
             'metric_data.budget_id',
-            'metric_data.cadence',
-            'metric_data.date',
-            'metric_data.value',
-            'metric_data.currency',
-            'metric_data.archived',
-            'metric_data.created_at',
-            'metric_data.updated_at',
-          )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & { budget_id: string; archived: unknown })[];
+            ...ANALYTICS_DATUM_COLUMNS,
+          )) as (StoredAnalyticsDatum & {
+          budget_id: string;
+        })[];
         for (const [companyId, b] of latest)
           out.set(companyId, { budget_id: b.id, budget_name: b.name, figures: [] });
         for (const { budget_id, ...r } of rows) {
           if (bool(r.archived)) continue;
-          out.get(byBudget.get(budget_id)!)!.figures.push({ ...r, category, archived: false });
+          out.get(byBudget.get(budget_id)!)!.figures.push(analyticsDatum(r, category));
         }
       }
       return out;
@@ -329,19 +335,11 @@ export function analyticsRepo(db: Knex) {
         .select(
           'metric_data.id',
           'metric_data.category_id',
-          'metric_data.cadence',
-          'metric_data.date',
-          'metric_data.value',
-          'metric_data.currency',
-          'metric_data.archived',
-          'metric_data.created_at',
-          'metric_data.updated_at',
-        )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & { category_id: string; archived: unknown })[];
-      return rows.map(({ category_id, ...r }) => ({
-        ...r,
-        category: names.get(category_id)!,
-        archived: bool(r.archived),
-      }));
+          ...ANALYTICS_DATUM_COLUMNS,
+        )) as (StoredAnalyticsDatum & {
+        category_id: string;
+      })[];
+      return rows.map(({ category_id, ...r }) => analyticsDatum(r, names.get(category_id)!));
     },
 
     /**

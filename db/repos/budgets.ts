@@ -2,8 +2,13 @@ import type { Knex } from 'knex';
 import { standardCategoryId } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import type { Counted, Page } from '../types.ts';
-import type { AnalyticsDatum } from './analytics.ts';
-import { bool, countAndPage, scoped } from './util.ts';
+import {
+  ANALYTICS_DATUM_COLUMNS,
+  type AnalyticsDatum,
+  analyticsDatum,
+  type StoredAnalyticsDatum,
+} from './analytics.ts';
+import { countAndPage, scoped } from './util.ts';
 
 export interface BudgetRow {
   id: string;
@@ -78,24 +83,9 @@ export function budgetsRepo(db: Knex) {
           'metric_data.company_id',
           'metric_data.budget_id',
           'metric_data.category_id',
-          'metric_data.cadence',
-          'metric_data.date',
-          'metric_data.value',
-          'metric_data.currency',
-          'metric_data.archived',
-          'metric_data.created_at',
-          'metric_data.updated_at',
-        )) as (Omit<AnalyticsDatum, 'category' | 'archived'> & {
-        company_id: string;
-        budget_id: string;
-        category_id: string;
-        archived: unknown;
-      })[];
-      return rows.map(({ category_id, ...r }) => ({
-        ...r,
-        category: names.get(category_id)!,
-        archived: bool(r.archived),
-      }));
+          ...ANALYTICS_DATUM_COLUMNS,
+        )) as (StoredAnalyticsDatum & { company_id: string; budget_id: string; category_id: string })[];
+      return rows.map(({ category_id, ...r }) => analyticsDatum(r, names.get(category_id)!));
     },
     /** Every budget of the visible companies. */
     async all(scope: Scope): Promise<BudgetRow[]> {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { deleteRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
-import { NotFound } from '../errors.ts';
-import { ruleNotFound, visibleRule } from './rule.ts';
+import { storedRule } from './rule.ts';
 
 export const deleteAlertRule = defineTool({
   name: 'delete_alert_rule',
@@ -14,9 +13,7 @@ export const deleteAlertRule = defineTool({
   write: true,
   permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    const firmId = ctx.principal.firm.id;
-    const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
-    if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));
+    const rule = await storedRule(ctx, input.rule_id);
     await deleteRule(ctx, rule);
     return { success: true, message: `alert rule ${rule.id} deleted` };
   },

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
-import { NotFound } from '../errors.ts';
-import { AlertRule, ruleNotFound, visibleRule } from './rule.ts';
+import { AlertRule, storedRule, visibleRule } from './rule.ts';
 
 export const listAlertRules = defineTool({
   name: 'list_alert_rules',
@@ -28,9 +27,6 @@ export const getAlertRule = defineTool({
   annotations: readOnly,
   mcp: false,
   async handler(ctx, input) {
-    const rule = await ctx.repos.alerts.getRule(ctx.principal.firm.id, input.rule_id);
-    const visible = rule && visibleRule(ctx, rule);
-    if (!visible) throw new NotFound(ruleNotFound(input.rule_id));
-    return visible;
+    return visibleRule(ctx, await storedRule(ctx, input.rule_id))!;
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RULE_FIGURES, RULE_OPS, thresholdOf, thresholdValue } from '../../alerts/rules.ts';
 import type { AlertRuleRow } from '../../db/repos/alerts.ts';
 import type { ToolContext } from '../context.ts';
-import { InvalidInput } from '../errors.ts';
+import { InvalidInput, NotFound } from '../errors.ts';
 
 export const AlertRule = z.object({
   id: z.string(),
@@ -94,6 +94,10 @@ export function visibleRule(ctx: ToolContext, rule: AlertRuleRow): z.input<typeo
   };
 }
 
-export function ruleNotFound(id: string) {
-  return `no alert rule with id ${id}; GET /v1/alert-rules/ lists them`;
+/** The stored rule with this id, when the caller may see it; otherwise NotFound, as for a rule that does not exist. */
+export async function storedRule(ctx: ToolContext, id: string): Promise<AlertRuleRow> {
+  const rule = await ctx.repos.alerts.getRule(ctx.principal.firm.id, id);
+  if (!rule || !visibleRule(ctx, rule))
+    throw new NotFound(`no alert rule with id ${id}; GET /v1/alert-rules/ lists them`);
+  return rule;
 }

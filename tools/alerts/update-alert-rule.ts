@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { thresholdValue } from '../../alerts/rules.ts';
 import { updateRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
-import { NotFound } from '../errors.ts';
-import { AlertRule, checkedRule, hiddenCompanies, ruleFields, ruleNotFound, visibleRule } from './rule.ts';
+import { AlertRule, checkedRule, hiddenCompanies, ruleFields, storedRule, visibleRule } from './rule.ts';
 
 export const updateAlertRule = defineTool({
   name: 'update_alert_rule',
@@ -24,9 +23,7 @@ export const updateAlertRule = defineTool({
   write: true,
   permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    const firmId = ctx.principal.firm.id;
-    const rule = await ctx.repos.alerts.getRule(firmId, input.rule_id);
-    if (!rule || !visibleRule(ctx, rule)) throw new NotFound(ruleNotFound(input.rule_id));
+    const rule = await storedRule(ctx, input.rule_id);
     const at = ctx.clock.now().toISOString();
     // The caller sees and changes only the companies of the list they can see; the others stay.
     const kept = hiddenCompanies(ctx, rule);

@@ -4,6 +4,7 @@
 import * as D from '../../core/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
 import type { Figure } from '../schemas/figure.ts';
+import { figurePeriod, flowActual } from './periods.ts';
 import type { PortfolioCompany } from './portfolio.ts';
 import {
   chooseSeries,
@@ -200,16 +201,6 @@ function ownCurrencyFigures(c: PortfolioCompany, preferred: string, rates: Map<s
   };
 }
 
-/** The period a budget figure covers, as get_budget_variance compares them. */
-function periodOf(cadence: string, date: string): string {
-  const month = Number(date.slice(5, 7));
-  if (cadence === 'quarter') return `${date.slice(0, 4)}-Q${Math.ceil(month / 3)}`;
-  if (cadence === 'half_year') return `${date.slice(0, 4)}-H${month <= 6 ? 1 : 2}`;
-  if (cadence === 'year') return date.slice(0, 4);
-  if (cadence === 'day' || cadence === 'week') return date;
-  return date.slice(0, 7);
-}
-
 /**
  * Revenue against the latest budget in its latest period up to the as-of month that has reported revenue:
  * budget, actual and (actual − budget) / |budget| × 100, as get_budget_variance computes them.
@@ -228,12 +219,9 @@ function budgetFigures(inputs: CompanyInputs, preferred: string, rates: Map<stri
   const actuals = (data.byCategory.get('revenue') ?? []).filter((o) => !o.archived);
   const candidates = budget.figures.filter((f) => monthOf(f.date) <= asOf).reverse();
   for (const f of candidates) {
-    const period = periodOf(f.cadence, f.date);
-    const actual = actuals
-      .filter((a) => a.cadence === f.cadence && periodOf(a.cadence, a.date) === period)
-      .sort((a, b) => a.date.localeCompare(b.date))
-      .at(-1);
+    const actual = flowActual(f, actuals);
     if (!actual) continue;
+    const period = figurePeriod(f.cadence, f.date);
     const currency = f.currency ?? company.reporting_currency;
     const reason = (text: string) => ({ ...blank(text), period });
     if (currency !== data.currency) return reason(`budget is in ${currency}, actuals in ${data.currency}`);

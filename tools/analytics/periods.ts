@@ -12,6 +12,32 @@ export function periodInput(description: string) {
   return z.enum(PERIOD_UNITS).default('month').describe(description);
 }
 
+/** The period a budget figure covers: its month, quarter, half year or year (its date for a day or week). */
+export function figurePeriod(cadence: string, date: string): string {
+  const year = date.slice(0, 4);
+  const month = Number(date.slice(5, 7));
+  if (cadence === 'quarter') return `${year}-Q${Math.ceil(month / 3)}`;
+  if (cadence === 'half_year') return `${year}-H${month <= 6 ? 1 : 2}`;
+  if (cadence === 'year') return year;
+  if (cadence === 'day' || cadence === 'week') return date;
+  return date.slice(0, 7);
+}
+
+/**
+ * The actual a budgeted flow is compared with, like for like: the latest of `actuals` with the figure's
+ * cadence in the figure's period. Used by get_budget_variance and the budget figures of screen_companies.
+ */
+export function flowActual<T extends { cadence: string; date: string }>(
+  figure: { cadence: string; date: string },
+  actuals: readonly T[],
+): T | undefined {
+  const period = figurePeriod(figure.cadence, figure.date);
+  return actuals
+    .filter((a) => a.cadence === figure.cadence && figurePeriod(a.cadence, a.date) === period)
+    .sort((a, b) => a.date.localeCompare(b.date))
+    .at(-1);
+}
+
 /** The first month of the calendar period holding `m`. */
 export function periodStart(unit: PeriodUnit, m: Month): Month {
   const size = PERIOD_MONTHS[unit];

@@ -7,7 +7,7 @@ import {
 } from '../../core/categories.ts';
 import { abs, div, fromInteger, mul, readDecimal, sign, sub, toFixed, toText } from '../../core/decimal.ts';
 import type { AnalyticsDatum } from '../../db/repos/analytics.ts';
-import { periodInput } from '../analytics/periods.ts';
+import { figurePeriod, flowActual, periodInput } from '../analytics/periods.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
@@ -42,27 +42,14 @@ type VarianceRow = z.infer<typeof VarianceRow>;
 
 const pointInTime = new Map(STANDARD_CATEGORIES.map((c) => [c.name, c.pointInTime]));
 
-/** The period a figure covers: its month, quarter, half year or year, so a flow is compared like for like. */
-function periodOf(cadence: string, date: string): string {
-  const year = date.slice(0, 4);
-  const month = Number(date.slice(5, 7));
-  if (cadence === 'quarter') return `${year}-Q${Math.ceil(month / 3)}`;
-  if (cadence === 'half_year') return `${year}-H${month <= 6 ? 1 : 2}`;
-  if (cadence === 'year') return year;
-  if (cadence === 'day' || cadence === 'week') return date;
-  return date.slice(0, 7);
-}
-
 /** The reported value a budget figure is compared with: same period and cadence (flow), or the latest of its month up to its date (stock). */
 function matchingActual(figure: AnalyticsDatum, stock: boolean, actuals: readonly AnalyticsDatum[]) {
-  const period = periodOf(figure.cadence, figure.date);
-  const candidates = actuals.filter((a) => {
-    if (a.category !== figure.category) return false;
-    if (stock) return a.date.slice(0, 7) === figure.date.slice(0, 7) && a.date <= figure.date;
-    return a.cadence === figure.cadence && periodOf(a.cadence, a.date) === period;
-  });
+  const reported = actuals.filter((a) => a.category === figure.category);
+  if (!stock) return flowActual(figure, reported);
   // Oldest first from the repository: the last is the latest date.
-  return candidates.at(-1);
+  return reported
+    .filter((a) => a.date.slice(0, 7) === figure.date.slice(0, 7) && a.date <= figure.date)
+    .at(-1);
 }
 
 function compare(figure: AnalyticsDatum, stock: boolean, actuals: readonly AnalyticsDatum[]): VarianceRow {
@@ -71,7 +58,7 @@ function compare(figure: AnalyticsDatum, stock: boolean, actuals: readonly Analy
     category: figure.category,
     kind: stock ? 'stock' : 'flow',
     cadence: figure.cadence,
-    period: stock ? figure.date : periodOf(figure.cadence, figure.date),
+    period: stock ? figure.date : figurePeriod(figure.cadence, figure.date),
     date: figure.date,
     currency: figure.currency,
     budget: figure.value,
