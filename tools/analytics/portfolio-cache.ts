@@ -5,6 +5,7 @@
 // node that has never seen the firm, or another node, computes the same figures from the rows.
 import type { Knex } from 'knex';
 import type { FxRateRow } from '../../db/repos/analytics.ts';
+import type { CompanyFigures } from './company-figures.ts';
 import type { Summary } from './financial-summary.ts';
 import type { CompanyData, Month } from './series.ts';
 
@@ -15,7 +16,15 @@ export interface CachedCompany {
   /** Newest month with any actual data on or before the month computed through; null when none. */
   lastReported: Month | null;
   /** The converted series and summary; absent when only the newest month was needed so far. */
-  computed?: { data: CompanyData; summary: Summary };
+  computed?: ComputedCompany;
+}
+
+/** A company's converted series and summary, and its screen figures once computed without budget or cap-table data. */
+export interface ComputedCompany {
+  data: CompanyData;
+  summary: Summary;
+  /** Depends on nothing else (the rates and firm currency are in the firm-level key). */
+  figures?: CompanyFigures;
 }
 
 interface FirmCache {

@@ -8,7 +8,13 @@ import { InvalidInput, NotFound } from '../errors.ts';
 import { checkStatus } from '../schemas/company-status.ts';
 import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
 import { PORTFOLIO_LOOKBACK, SUMMARY_CATEGORIES, type Summary, summarize } from './financial-summary.ts';
-import { type CachedCompany, companyKey, firmCache, ratesKey } from './portfolio-cache.ts';
+import {
+  type CachedCompany,
+  type ComputedCompany,
+  companyKey,
+  firmCache,
+  ratesKey,
+} from './portfolio-cache.ts';
 import {
   type CompanyData,
   convertAmount,
@@ -29,6 +35,8 @@ export interface PortfolioCompany {
   stale: boolean;
   data: CompanyData;
   summary: Summary;
+  /** The cache's record of this company (its figures are kept there), for this call's inputs. */
+  computed: ComputedCompany;
 }
 
 export interface Portfolio {
@@ -169,6 +177,7 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
       stale: lastReported === null || (firmLatest !== null && lastReported < firmLatest - STALE_AFTER_MONTHS),
       data: computed!.data,
       summary: computed!.summary,
+      computed: computed!,
     };
   });
   return { preferred, firmLatest, companies, rates };
