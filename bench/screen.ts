@@ -35,6 +35,10 @@ const calls = [
     '/v1/portfolio/screen/?status=active&sort_by=runway_months&page_size=5',
   ],
   ['screen_companies, stale only, by -arr', '/v1/portfolio/screen/?stale=true&sort_by=-arr'],
+  [
+    'screen_companies, group_by sector, arr and runway',
+    '/v1/portfolio/screen/?group_by=sector&columns=arr&columns=runway_months',
+  ],
   ['get_portfolio_overview', '/v1/portfolio/overview/'],
 ] as const;
 

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { STANDARD_CATEGORIES, standardCategoryId } from '../core/categories.ts';
 import { newId } from '../db/ids.ts';
 import type { RunningServer } from '../server/http.ts';
-import { insertDatum } from './helpers/datums.ts';
+import { announceMetricChange, insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
@@ -239,6 +239,7 @@ for (const dialect of dialects) {
         date: monthEnd(ym),
         cadence: stocks.has(category) ? 'point_in_time' : 'month',
       });
+      await announceMetricChange(t.db, fx.firmA.id, companyId);
     }
 
     async function call<R>(
@@ -660,6 +661,7 @@ for (const dialect of dialects) {
         expect(eddy.growth_currency).to.equal('USD');
       } finally {
         await t.db('metric_data').where({ company_id: ids.e!, currency: 'USD' }).delete();
+        await announceMetricChange(t.db, fx.firmA.id, ids.e!);
       }
     });
 

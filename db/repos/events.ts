@@ -94,6 +94,27 @@ export function eventsRepo(db: Knex) {
       return rows.map((r) => ({ ...r, seq: Number(r.seq), data: JSON.parse(r.data) }));
     },
 
+    /**
+     * The newest `seq` of each company's events and of the firm-wide ones (no company), in one grouped
+     * read of the (firm_id, company_id, seq) index: what a cache of a company's figures is checked against.
+     */
+    async latestSeqs(firmId: string): Promise<{ byCompany: Map<string, number>; firmWide: number }> {
+      const rows = (await db('events')
+        .where('firm_id', firmId)
+        .groupBy('company_id')
+        .select('company_id', db.raw('max(seq) as seq'))) as {
+        company_id: string | null;
+        seq: number | string;
+      }[];
+      const byCompany = new Map<string, number>();
+      let firmWide = 0;
+      for (const r of rows) {
+        if (r.company_id === null) firmWide = Number(r.seq);
+        else byCompany.set(r.company_id, Number(r.seq));
+      }
+      return { byCompany, firmWide };
+    },
+
     /** Deletes events older than `before`; the number deleted. */
     async prune(before: string): Promise<number> {
       return db('events').where('occurred_at', '<', before).delete();

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { standardCategoryId } from '../../core/categories.ts';
 import { newId } from '../../db/ids.ts';
+import { eventsRepo } from '../../db/repos/events.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -80,5 +81,23 @@ export async function insertFxRate(
     to_currency: to,
     date,
     rate,
+  });
+}
+
+/**
+ * Appends the change event the write path records with a metric change, for a test that writes rows
+ * directly: portfolio figures are cached per company until its next event.
+ */
+export async function announceMetricChange(db: Knex, firmId: string, companyId: string): Promise<void> {
+  await eventsRepo(db).append({
+    firmId,
+    type: 'metric.updated',
+    companyId,
+    actorType: 'system',
+    actorId: null,
+    occurredAt: new Date().toISOString(),
+    resourceType: 'metric',
+    resourceId: null,
+    data: {},
   });
 }

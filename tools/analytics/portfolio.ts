@@ -9,6 +9,13 @@ import { checkStatus } from '../schemas/company-status.ts';
 import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
 import { PORTFOLIO_LOOKBACK, SUMMARY_CATEGORIES, type Summary, summarize } from './financial-summary.ts';
 import {
+  type CachedCompany,
+  type ComputedCompany,
+  companyKey,
+  firmCache,
+  ratesKey,
+} from './portfolio-cache.ts';
+import {
   type CompanyData,
   convertAmount,
   firstDay,
@@ -28,6 +35,8 @@ export interface PortfolioCompany {
   stale: boolean;
   data: CompanyData;
   summary: Summary;
+  /** The cache's record of this company (its figures are kept there), for this call's inputs. */
+  computed: ComputedCompany;
 }
 
 export interface Portfolio {
@@ -64,7 +73,11 @@ async function checkFilter(ctx: ToolContext, filter: PortfolioFilter): Promise<v
   }
 }
 
-/** Every visible company matching the filter, with its summary figures and staleness. */
+/**
+ * Every visible company matching the filter, with its summary figures and staleness. Each company's
+ * inputs are reused from the per-node cache while its change events, the firm-wide ones, the firm's
+ * currency, its FX rates and the current month are unchanged, and computed from the rows otherwise.
+ */
 export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): Promise<Portfolio> {
   await checkFilter(ctx, filter);
   const { scope, firm } = ctx.principal;
@@ -78,18 +91,50 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
     ids: filter.company_ids,
   };
   const selected = await ctx.repos.companies.all(scope, companyFilter);
-  const ids = selected.map((c) => c.id);
   const through = endOfMonth(ctx.clock.now());
+
+  // The versions are read before the rows, so an entry is never stored under a newer version than its rows.
+  const seqs = await ctx.repos.events.latestSeqs(firm.id);
+  const rateRows = await ctx.repos.analytics.allFxRates(firm.id, preferred);
+  const rates = ratesByCurrency(rateRows);
+  const cache = firmCache(
+    ctx.repos.db,
+    firm.id,
+    `${through}|${preferred}|${seqs.firmWide}|${ratesKey(rateRows)}`,
+  );
+  // This call's entries: a concurrent call may replace the cache's, never change these.
+  const entries = new Map<string, CachedCompany>();
+  const unknownLast: CompanyRow[] = [];
+  for (const c of new Map([...visible, ...selected].map((c) => [c.id, c])).values()) {
+    const key = companyKey(seqs.byCompany.get(c.id), c.name, c.reporting_currency);
+    const entry = cache.get(c.id);
+    if (entry?.key === key) entries.set(c.id, entry);
+    else {
+      entries.set(c.id, { key, lastReported: null });
+      unknownLast.push(c);
+    }
+  }
 
   // The firm's newest month is over every visible company, so a filter never changes staleness.
   const lastActual = await ctx.repos.analytics.latestDates(
     scope,
-    visible.map((c) => c.id),
+    unknownLast.map((c) => c.id),
     through,
   );
+  for (const c of unknownLast) {
+    const last = lastActual.get(c.id);
+    const entry = entries.get(c.id)!;
+    entry.lastReported = last ? monthOf(last) : null;
+    cache.set(c.id, entry);
+  }
   let firmLatest: Month | null = null;
-  for (const d of lastActual.values()) firmLatest = Math.max(firmLatest ?? 0, monthOf(d));
+  for (const c of visible) {
+    const last = entries.get(c.id)!.lastReported;
+    if (last !== null) firmLatest = Math.max(firmLatest ?? 0, last);
+  }
 
+  const toCompute = selected.filter((c) => !entries.get(c.id)!.computed);
+  const ids = toCompute.map((c) => c.id);
   const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, through, SUMMARY_CATEGORIES);
   // One series query per distinct as-of month (most companies share their latest month).
   const groups = new Map<Month, string[]>();
@@ -106,9 +151,7 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
       rowsByCompany.set(company_id, list);
     }
   }
-  const rates = ratesByCurrency(await ctx.repos.analytics.allFxRates(firm.id, preferred));
-
-  const companies = selected.map((company): PortfolioCompany => {
+  for (const company of toCompute) {
     const converted = toCompanyData(
       rowsByCompany.get(company.id) ?? [],
       company.reporting_currency,
@@ -123,14 +166,18 @@ export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): 
       ...converted,
       asOf: asOf ? monthOf(asOf) : null,
     };
-    const last = lastActual.get(company.id);
-    const lastReported = last ? monthOf(last) : null;
+    entries.get(company.id)!.computed = { data, summary: summarize(data, 12) };
+  }
+
+  const companies = selected.map((company): PortfolioCompany => {
+    const { lastReported, computed } = entries.get(company.id)!;
     return {
       company,
       lastReported,
       stale: lastReported === null || (firmLatest !== null && lastReported < firmLatest - STALE_AFTER_MONTHS),
-      data,
-      summary: summarize(data, 12),
+      data: computed!.data,
+      summary: computed!.summary,
+      computed: computed!,
     };
   });
   return { preferred, firmLatest, companies, rates };

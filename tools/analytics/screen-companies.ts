@@ -226,6 +226,17 @@ export async function figuresOf(
       withheld = 'ownership, MOIC and fair value need the cap-table permission';
     }
   }
+  // Without budget or cap-table data a company's figures depend only on what its cache entry is kept for.
+  if (!budgets && !investments) {
+    return companies.map(
+      (c) =>
+        (c.computed.figures ??= companyFigures(
+          { portfolio: c, asOfDate, positionsWithheld: withheld },
+          portfolio.preferred,
+          portfolio.rates,
+        )),
+    );
+  }
   return companies.map((c) =>
     companyFigures(
       {
