@@ -6,7 +6,7 @@ import { textPages } from '../core/text-pages.ts';
 import { newId } from '../db/ids.ts';
 import { openDb } from '../db/knex.ts';
 import { documentParsingRepo } from '../db/repos/document-parsing.ts';
-import { createRepos, type Repos } from '../db/repos/index.ts';
+import { createRepos } from '../db/repos/index.ts';
 import { DEMO, seedDemo } from '../db/seeds/demo.ts';
 import { docxFile, odsFile, pdfFile, pptxFile, xlsxFile } from '../db/seeds/office-files.ts';
 import { createParseWorker, type ParseWorker } from '../parsing/worker.ts';
@@ -14,6 +14,7 @@ import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, postgresUrl, sqliteTestDb, type TestDb } from './helpers/db.ts';
+import { addDocument, type NewDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture, issueToken } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { api, startTestServer } from './helpers/server.ts';
@@ -39,44 +40,6 @@ const SHEETS = [
 ];
 const SHEETS_TEXT =
   'Sheet: P&L\nMonth\tRevenue\n2026-01\t1200.5\n2026-02\t1300\n\nSheet: Team\nMonth\tHeadcount\n2026-02\t14';
-
-interface NewDocument {
-  company: { id: string };
-  firmId: string;
-  name: string;
-  body: Buffer;
-  contentType?: string;
-  state?: string;
-  uploadedAt?: string;
-}
-
-async function addDocument(repos: Repos, d: NewDocument): Promise<string> {
-  const id = newId();
-  const fileId = newId();
-  await repos.documents.create(
-    {
-      id,
-      firm_id: d.firmId,
-      company_id: d.company.id,
-      information_request_id: null,
-      file_id: fileId,
-      name: d.name,
-      parse_state: d.state ?? 'not-started',
-      parsed_at: null,
-      uploaded_at: d.uploadedAt ?? '2026-05-01T10:00:00.000Z',
-      submitted_date: (d.uploadedAt ?? '2026-05-01').slice(0, 10),
-      source: 'upload',
-    },
-    {
-      id: fileId,
-      filename: d.name,
-      content_type: d.contentType ?? 'application/octet-stream',
-      size: d.body.length,
-      content: d.body,
-    },
-  );
-  return id;
-}
 
 function worker(db: Knex, leaseMs = 60_000): ParseWorker {
   return createParseWorker({

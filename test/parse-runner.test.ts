@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { systemClock } from '../core/clock.ts';
-import { newId } from '../db/ids.ts';
 import { documentParsingRepo } from '../db/repos/document-parsing.ts';
 import { docxFile, pdfFile } from '../db/seeds/office-files.ts';
 import { runParse } from '../parsing/runner.ts';
@@ -8,6 +7,7 @@ import { createParseWorker } from '../parsing/worker.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
+import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { pdfDrawings } from './helpers/hostile-files.ts';
 import { childProcesses, readingLargePdf, running, waitFor } from './helpers/processes.ts';
@@ -96,33 +96,8 @@ for (const dialect of dialects) {
       await t?.drop();
     });
 
-    async function addDocument(name: string, body: Buffer): Promise<string> {
-      const id = newId();
-      const fileId = newId();
-      await fx.repos.documents.create(
-        {
-          id,
-          firm_id: fx.firmA.id,
-          company_id: fx.companies.acme.id,
-          information_request_id: null,
-          file_id: fileId,
-          name,
-          parse_state: 'not-started',
-          parsed_at: null,
-          uploaded_at: '2026-05-01T10:00:00.000Z',
-          submitted_date: '2026-05-01',
-          source: 'upload',
-        },
-        {
-          id: fileId,
-          filename: name,
-          content_type: 'application/octet-stream',
-          size: body.length,
-          content: body,
-        },
-      );
-      return id;
-    }
+    const addPlain = (name: string, body: Buffer) =>
+      addDocument(fx.repos, { company: fx.companies.acme, firmId: fx.firmA.id, name, body });
 
     const stateOf = async (id: string) => {
       const row = await t
@@ -144,7 +119,7 @@ for (const dialect of dialects) {
       });
 
     it('stop() kills the parse under way and hands its job back, its attempt not counted', async () => {
-      const id = await addDocument('drawings.pdf', slowPdf());
+      const id = await addPlain('drawings.pdf', slowPdf());
       const w = worker();
       w.start();
       const pid = await waitFor('the parser process', () => childProcesses(process.pid, 'parse-child')[0]);
@@ -160,7 +135,7 @@ for (const dialect of dialects) {
     });
 
     it('takes a document again when its parser is killed from outside, until its attempts run out', async () => {
-      const id = await addDocument('drawings.pdf', slowPdf());
+      const id = await addPlain('drawings.pdf', slowPdf());
       const w = worker(2);
       w.start();
       try {
@@ -185,7 +160,7 @@ for (const dialect of dialects) {
     });
 
     it('keeps the note of a completed document cut short, and get_document_content shows it', async () => {
-      const id = await addDocument('long.txt', Buffer.from('x'));
+      const id = await addPlain('long.txt', Buffer.from('x'));
       const repo = documentParsingRepo(t.db);
       const [job] = await repo.claim({ now: new Date(), leaseMs: 60_000, limit: 1, maxAttempts: 3 });
       expect(job!.id).to.equal(id);

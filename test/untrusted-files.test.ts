@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { newId } from '../db/ids.ts';
 import { docxFile, pdfFile, xlsxFile } from '../db/seeds/office-files.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
+import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import {
   docxBomb,
@@ -174,28 +174,15 @@ for (const dialect of dialects) {
     }
 
     /** Plain text cannot be uploaded; it arrives the way imported documents do. */
-    async function addText(name: string, text: string): Promise<string> {
-      const id = newId();
-      const fileId = newId();
-      const body = Buffer.from(text);
-      await fx.repos.documents.create(
-        {
-          id,
-          firm_id: fx.firmA.id,
-          company_id: fx.companies.acme.id,
-          information_request_id: null,
-          file_id: fileId,
-          name,
-          parse_state: 'not-started',
-          parsed_at: null,
-          uploaded_at: new Date().toISOString(),
-          submitted_date: new Date().toISOString().slice(0, 10),
-          source: 'upload',
-        },
-        { id: fileId, filename: name, content_type: 'text/plain', size: body.length, content: body },
-      );
-      return id;
-    }
+    const addText = (name: string, text: string) =>
+      addDocument(fx.repos, {
+        company: fx.companies.acme,
+        firmId: fx.firmA.id,
+        name,
+        body: Buffer.from(text),
+        contentType: 'text/plain',
+        uploadedAt: new Date().toISOString(),
+      });
 
     const stateOf = async (id: string) => {
       const row = await t
