@@ -213,6 +213,25 @@ for (const dialect of dialects) {
       await t?.drop();
     });
 
+    /** The editor's tool context as a token with only the read scope would give it. */
+    async function readOnlyEditorContext(): Promise<ToolContext> {
+      const principal = await authenticate(
+        fx.repos,
+        { now: () => new Date() },
+        `Bearer ${fx.editor.rest}`,
+        'rest',
+      );
+      return {
+        principal: { ...principal, scopes: ['read'] },
+        repos: fx.repos,
+        clock: { now: () => new Date() },
+        logger: createLogger('silent'),
+        requestId: 'r',
+        publicUrl: server.url,
+        documentStorageQuotaBytes: loadConfig({}).documentStorageQuotaBytes,
+      };
+    }
+
     describe('documents', () => {
       it('stores a PDF and answers 201 in the reference shape with the new document id', async () => {
         const content = files.pdf();
@@ -504,21 +523,7 @@ for (const dialect of dialects) {
       });
 
       it('refuses a read-only token with insufficient_scope before reading its input', async () => {
-        const principal = await authenticate(
-          fx.repos,
-          { now: () => new Date() },
-          `Bearer ${fx.editor.rest}`,
-          'rest',
-        );
-        const ctx: ToolContext = {
-          principal: { ...principal, scopes: ['read'] },
-          repos: fx.repos,
-          clock: { now: () => new Date() },
-          logger: createLogger('silent'),
-          requestId: 'r',
-          publicUrl: server.url,
-          documentStorageQuotaBytes: loadConfig({}).documentStorageQuotaBytes,
-        };
+        const ctx = await readOnlyEditorContext();
         const before = await counts();
         for (const name of ['upload_document', 'upload_company_logo']) {
           let caught: unknown;
@@ -606,21 +611,7 @@ for (const dialect of dialects) {
       });
 
       it('refuses a read-only token with insufficient_scope on every upload route from the principal alone', async () => {
-        const principal = await authenticate(
-          fx.repos,
-          { now: () => new Date() },
-          `Bearer ${fx.editor.rest}`,
-          'rest',
-        );
-        const ctx: ToolContext = {
-          principal: { ...principal, scopes: ['read'] },
-          repos: fx.repos,
-          clock: { now: () => new Date() },
-          logger: createLogger('silent'),
-          requestId: 'r',
-          publicUrl: server.url,
-          documentStorageQuotaBytes: loadConfig({}).documentStorageQuotaBytes,
-        };
+        const ctx = await readOnlyEditorContext();
         const req = { params: { company_id: fx.companies.acme.id } } as unknown as Request;
         for (const route of routes.filter((r) => r.upload)) {
           let caught: unknown;
