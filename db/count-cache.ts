@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 import { BoundedMap } from '../core/bounded-map.ts';
+import { runSql } from './kept.ts';
+
+const DATABASE_STATE = 'select total_changes() as c, data_version as v from pragma_data_version';
 
 /**
  * The totals of list queries on SQLite, kept while the database is unchanged. A count walks every
@@ -27,15 +30,18 @@ export class CountCache {
     const client = query.client as Knex.Client & { transacting?: boolean };
     if (client.transacting) return countNow(query);
     const { sql, bindings } = query.toSQL();
+    return this.countSql(client, sql, bindings);
+  }
+
+  /** The count of compiled SQL answering one row `{ n }`, from the cache when the database is unchanged. */
+  async countSql(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
     const key = `${sql}\u0000${JSON.stringify(bindings)}`;
-    const rows = (await client.raw(
-      'select total_changes() as c, data_version as v from pragma_data_version',
-    )) as { c: number; v: number }[];
+    const rows = await runSql<{ c: number; v: number }>(client, DATABASE_STATE, []);
     const state = `${rows[0]!.c}:${rows[0]!.v}`;
     const kept = this.#entries.get(key);
     if (kept?.state === state) return kept.n;
     // The statement compiled for the key runs as is, rather than being compiled again.
-    const counted = Number(((await client.raw(sql, bindings)) as { n: number | string }[])[0]?.n ?? 0);
+    const counted = Number((await runSql<{ n: number | string }>(client, sql, bindings))[0]?.n ?? 0);
     this.#entries.set(key, { state, n: counted });
     return counted;
   }
@@ -47,6 +53,6 @@ async function countNow(query: Knex.QueryBuilder): Promise<number> {
 }
 
 /** The cache of a SQLite database opened by openDb; none on PostgreSQL, which has no such cheap state of the whole database. */
-export function countCacheOf(query: Knex.QueryBuilder): CountCache | undefined {
-  return (query.client.config as { countCache?: CountCache }).countCache;
+export function countCacheOf(client: Knex.Client): CountCache | undefined {
+  return (client.config as { countCache?: CountCache }).countCache;
 }

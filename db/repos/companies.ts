@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { kept } from '../kept.ts';
 import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
-import { countAndPage, isUniqueViolation, scoped, whereContains } from './util.ts';
+import { containsPattern, countAndPageKept, isUniqueViolation, scoped, whereLike } from './util.ts';
 
 export interface CompanyRow {
   id: string;
@@ -59,16 +60,65 @@ export type CompanyChanges = Partial<
 /** How often a create tries the next free slug when a concurrent create took the one it chose. */
 const SLUG_ATTEMPTS = 5;
 
+/** A list filter's values as its query binds them (patterns made, case folded), so that it is kept. */
+type CompanyValues = ReturnType<typeof listValues>;
+function listValues(scope: Scope, filter: CompanyFilter) {
+  const pattern = (text: string | undefined) => (text ? containsPattern(text) : undefined);
+  return {
+    firmId: scope.firmId,
+    companyIds: scope.companyIds,
+    ids: filter.ids,
+    name: pattern(filter.name),
+    sector: pattern(filter.sector),
+    city: pattern(filter.city),
+    status: filter.status ? filter.status.toLowerCase() : undefined,
+    sectorIs: filter.sectorIs ? filter.sectorIs.toLowerCase() : undefined,
+    reportingCurrency: filter.reportingCurrency || undefined,
+    fundId: filter.fundId || undefined,
+  };
+}
+
+function filtered(db: Knex, p: CompanyValues) {
+  const base = scoped(db('companies'), p, 'companies', 'id');
+  if (p.ids) base.whereIn('companies.id', p.ids);
+  if (p.name) whereLike(base, 'companies.name', p.name);
+  if (p.sector) whereLike(base, 'companies.sector', p.sector);
+  if (p.city) whereLike(base, 'companies.city', p.city);
+  if (p.status) base.whereRaw('lower(companies.status) = ?', [p.status]);
+  if (p.sectorIs) base.whereRaw('lower(companies.sector) = ?', [p.sectorIs]);
+  if (p.reportingCurrency) base.where('companies.reporting_currency', p.reportingCurrency);
+  if (p.fundId) {
+    base.whereIn('companies.id', db('company_funds').where('fund_id', p.fundId).select('company_id'));
+  }
+  return base;
+}
+
+const byName = [{ column: 'companies.name' }, { column: 'companies.id' }];
+const countOf = kept((db, p: CompanyValues) => filtered(db, p).count({ n: '*' }));
+const pageOf = kept((db, p: CompanyValues & { limit: number; offset: number }) =>
+  filtered(db, p).orderBy(byName).select('*').limit(p.limit).offset(p.offset),
+);
+const allOf = kept((db, p: CompanyValues) => filtered(db, p).orderBy(byName).select('*'));
+/** One company by id or by slug. */
+const oneOf = kept(
+  (db, p: { firmId: string; companyIds: Scope['companyIds']; id?: string; slug?: string }) => {
+    const qb = scoped(db('companies'), p, 'companies', 'id');
+    return (p.id ? qb.where('companies.id', p.id) : qb.where('companies.slug', p.slug!)).first();
+  },
+);
+const fundsOf = kept((db, p: { ids: readonly string[] }) =>
+  db('company_funds')
+    .whereIn('company_id', p.ids)
+    .orderBy(['company_id', 'fund_id'])
+    .select('company_id', 'fund_id'),
+);
+
 export function companiesRepo(db: Knex) {
   async function withFunds(rows: CompanyRow[]): Promise<CompanyWithFunds[]> {
     if (rows.length === 0) return [];
-    const links = (await db('company_funds')
-      .whereIn(
-        'company_id',
-        rows.map((r) => r.id),
-      )
-      .orderBy(['company_id', 'fund_id'])
-      .select('company_id', 'fund_id')) as { company_id: string; fund_id: string }[];
+    const links = await fundsOf.rows<{ company_id: string; fund_id: string }>(db, {
+      ids: rows.map((r) => r.id),
+    });
     const byCompany = new Map<string, string[]>();
     for (const l of links) {
       const list = byCompany.get(l.company_id) ?? [];
@@ -78,35 +128,20 @@ export function companiesRepo(db: Knex) {
     return rows.map((r) => ({ ...r, invested_fund_ids: byCompany.get(r.id) ?? [] }));
   }
 
-  function filtered(scope: Scope, filter: CompanyFilter) {
-    const base = scoped(db('companies'), scope, 'companies', 'id');
-    if (filter.ids) base.whereIn('companies.id', filter.ids);
-    if (filter.name) whereContains(base, 'companies.name', filter.name);
-    if (filter.sector) whereContains(base, 'companies.sector', filter.sector);
-    if (filter.city) whereContains(base, 'companies.city', filter.city);
-    if (filter.status) base.whereRaw('lower(companies.status) = ?', [filter.status.toLowerCase()]);
-    if (filter.sectorIs) base.whereRaw('lower(companies.sector) = ?', [filter.sectorIs.toLowerCase()]);
-    if (filter.reportingCurrency) base.where('companies.reporting_currency', filter.reportingCurrency);
-    if (filter.fundId) {
-      base.whereIn('companies.id', db('company_funds').where('fund_id', filter.fundId).select('company_id'));
-    }
-    return base;
-  }
-
   return {
     async list(scope: Scope, filter: CompanyFilter, page: Page): Promise<Counted<CompanyWithFunds>> {
-      const base = filtered(scope, filter);
-      const result = await countAndPage<CompanyRow>(base, page, (qb) =>
-        qb.orderBy([{ column: 'companies.name' }, { column: 'companies.id' }]),
+      const result = await countAndPageKept<CompanyRow, CompanyValues>(
+        db,
+        countOf,
+        pageOf,
+        listValues(scope, filter),
+        page,
       );
       return { count: result.count, rows: await withFunds(result.rows) };
     },
     /** Every visible company matching the filter, ordered by name (for portfolio-wide computations). */
     async all(scope: Scope, filter: CompanyFilter): Promise<CompanyRow[]> {
-      return (await filtered(scope, filter).orderBy([
-        { column: 'companies.name' },
-        { column: 'companies.id' },
-      ])) as CompanyRow[];
+      return allOf.rows<CompanyRow>(db, listValues(scope, filter));
     },
     /** The distinct statuses and sectors of the visible companies, for error messages. */
     async distinctValues(scope: Scope, column: 'status' | 'sector' | 'city'): Promise<string[]> {
@@ -117,13 +152,15 @@ export function companiesRepo(db: Knex) {
     },
     /** One visible company by id or slug, without its funds (a lookup, not a result). */
     async find(scope: Scope, by: { id: string } | { slug: string }): Promise<CompanyRow | undefined> {
-      const qb = scoped(db('companies'), scope, 'companies', 'id');
-      if ('id' in by) qb.where('companies.id', by.id);
-      else qb.where('companies.slug', by.slug);
-      return (await qb.first()) as CompanyRow | undefined;
+      return oneOf.first<CompanyRow>(db, {
+        firmId: scope.firmId,
+        companyIds: scope.companyIds,
+        id: 'id' in by ? by.id : undefined,
+        slug: 'slug' in by ? by.slug : undefined,
+      });
     },
     async get(scope: Scope, id: string): Promise<CompanyWithFunds | undefined> {
-      const row = await scoped(db('companies'), scope, 'companies', 'id').where('companies.id', id).first();
+      const row = await this.find(scope, { id });
       return row ? (await withFunds([row]))[0] : undefined;
     },
     /** The visible companies with these slugs, by slug. */

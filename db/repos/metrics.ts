@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { parseChoices } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
+import { kept, Literal } from '../kept.ts';
 import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
 import { latestRates, rateKey } from './fx-rates.ts';
-import { bool, countAndPage, type QB, scoped, whereContains } from './util.ts';
+import { bool, countAndPage, countAndPageKept, type QB, scoped, whereContains } from './util.ts';
 
 /** A standard category (firm_id null) or one firm's custom metric. */
 export interface CategoryRow {
@@ -143,79 +144,117 @@ function toCategoryRow(raw: RawCategory): CategoryRow {
   };
 }
 
-export function metricsRepo(db: Knex) {
-  /** Names case-insensitively in code-point order on both databases (a PostgreSQL locale would reorder them). */
-  function byName(column: string): string {
-    return isPostgres(db)
-      ? `lower(${column}) collate "C", ${column} collate "C"`
-      : `lower(${column}), ${column}`;
-  }
+/** Names case-insensitively in code-point order on both databases (a PostgreSQL locale would reorder them). */
+function byName(db: Knex, column: string): string {
+  return isPostgres(db)
+    ? `lower(${column}) collate "C", ${column} collate "C"`
+    : `lower(${column}), ${column}`;
+}
 
+/** A datum filter's values as its query binds them, so that the query of each shape is kept. */
+function datumValues(scope: Scope, filter: DatumFilter, byDate: boolean) {
+  return {
+    companyIds: filter.companyIds,
+    firmId: scope.firmId,
+    visibleIds: scope.companyIds,
+    categoryIds: filter.categoryIds,
+    from: filter.from || undefined,
+    to: filter.to || undefined,
+    budgetId: filter.budgetId || undefined,
+    includeBudgets: filter.includeBudgets === true,
+    includeDeleted: filter.includeDeleted === true,
+    excludeArchived: filter.includeArchived === false,
+    cadence: filter.cadence || undefined,
+    updatedFrom: filter.updatedFrom || undefined,
+    updatedTo: filter.updatedTo || undefined,
+    periodEnds: filter.periodEnds ? new Literal(periodClause(filter.periodEnds)) : undefined,
+    byDate,
+  };
+}
+type DatumValues = ReturnType<typeof datumValues>;
+
+const PERIOD_END = /^\d\d-\d\d$/;
+const CADENCE = /^[a-z_]+$/;
+
+/**
+ * Only data of these cadences dated at one of these 'MM-DD' endings (other cadences: any date), with the
+ * endings written into the SQL: they come from the fiscal calendar (core/fiscal.ts), never from input,
+ * and as constants they let SQLite build each list once per statement instead of once per run.
+ */
+function periodClause(ends: Record<string, string[]>): string {
+  const quote = (text: string, pattern: RegExp) => {
+    if (!pattern.test(text)) throw new Error(`not a period constant: ${text}`);
+    return `'${text}'`;
+  };
+  const cadences = Object.keys(ends).map((c) => quote(c, CADENCE));
+  const each = Object.entries(ends).map(
+    ([cadence, days]) =>
+      `(metric_data.cadence = ${quote(cadence, CADENCE)} and substr(metric_data.date, 6, 5) in (${days
+        .map((d) => quote(d, PERIOD_END))
+        .join(', ')}))`,
+  );
+  return `(metric_data.cadence not in (${cadences.join(', ')})${each.map((e) => ` or ${e}`).join('')})`;
+}
+
+function filtered(db: Knex, p: DatumValues): QB {
+  // SQLite's planner, without statistics, walks another company index and sorts the company's whole
+  // history; the partial index of live rows (implied by the filter) serves the count and the date order.
+  const live = !p.budgetId && !p.includeBudgets && !p.includeDeleted && !p.categoryIds;
+  const table =
+    p.byDate && live && !isPostgres(db)
+      ? db.raw('?? indexed by ??', ['metric_data', 'metric_data_live'])
+      : 'metric_data';
+  // company_id first: every filter below narrows one company's slice of the company indexes.
+  const qb = db.from(table).whereIn('metric_data.company_id', p.companyIds);
+  scoped(qb, { firmId: p.firmId, companyIds: p.visibleIds }, 'metric_data');
+  if (p.categoryIds) qb.whereIn('metric_data.category_id', p.categoryIds);
+  if (p.from) qb.where('metric_data.date', '>=', p.from);
+  if (p.to) qb.where('metric_data.date', '<=', p.to);
+  if (p.budgetId) qb.where('metric_data.budget_id', p.budgetId);
+  else if (!p.includeBudgets) qb.whereNull('metric_data.budget_id');
+  if (!p.includeDeleted) qb.whereNull('metric_data.deleted_at');
+  if (p.excludeArchived) qb.where('metric_data.archived', false);
+  if (p.cadence) qb.where('metric_data.cadence', p.cadence);
+  if (p.updatedFrom) qb.where('metric_data.updated_at', '>=', p.updatedFrom);
+  if (p.updatedTo) qb.where('metric_data.updated_at', '<=', p.updatedTo);
+  if (p.periodEnds) qb.whereRaw(p.periodEnds.value);
+  return qb;
+}
+
+function withCategory(qb: QB): QB {
+  return qb.join('metric_categories', 'metric_categories.id', 'metric_data.category_id').select(datumColumns);
+}
+
+function ordered(db: Knex, qb: QB, order: DatumOrder): QB {
+  if (order === 'created_asc') {
+    return qb.orderBy([
+      { column: 'metric_data.created_at', order: 'asc' },
+      { column: 'metric_data.id', order: 'asc' },
+    ]);
+  }
+  if (order === 'created_desc') {
+    return qb.orderBy([
+      { column: 'metric_data.created_at', order: 'desc' },
+      { column: 'metric_data.id', order: 'desc' },
+    ]);
+  }
+  return qb
+    .orderBy('metric_data.date', 'asc')
+    .orderByRaw(byName(db, 'metric_categories.name'))
+    .orderBy('metric_data.id', 'asc');
+}
+
+const countOf = kept((db, p: DatumValues) => filtered(db, p).count({ n: '*' }));
+const pageOf = kept((db, p: DatumValues & { order: Literal; limit: number; offset: number }) =>
+  ordered(db, withCategory(filtered(db, p)), p.order.value as DatumOrder)
+    .limit(p.limit)
+    .offset(p.offset),
+);
+
+export function metricsRepo(db: Knex) {
   /** The standard categories and the firm's own custom metrics. */
   function visibleCategories(firmId: string): QB {
     return db('metric_categories').where((w) => w.whereNull('firm_id').orWhere('firm_id', firmId));
-  }
-
-  function filtered(scope: Scope, filter: DatumFilter, byDate = false): QB {
-    // SQLite's planner, without statistics, walks another company index and sorts the company's whole
-    // history; the partial index of live rows (implied by the filter) serves the count and the date order.
-    const live = !filter.budgetId && !filter.includeBudgets && !filter.includeDeleted && !filter.categoryIds;
-    const table =
-      byDate && live && !isPostgres(db)
-        ? db.raw('?? indexed by ??', ['metric_data', 'metric_data_live'])
-        : 'metric_data';
-    // company_id first: every filter below narrows one company's slice of the company indexes.
-    const qb = db.from(table).whereIn('metric_data.company_id', filter.companyIds);
-    scoped(qb, scope, 'metric_data');
-    if (filter.categoryIds) qb.whereIn('metric_data.category_id', filter.categoryIds);
-    if (filter.from) qb.where('metric_data.date', '>=', filter.from);
-    if (filter.to) qb.where('metric_data.date', '<=', filter.to);
-    if (filter.budgetId) qb.where('metric_data.budget_id', filter.budgetId);
-    else if (!filter.includeBudgets) qb.whereNull('metric_data.budget_id');
-    if (!filter.includeDeleted) qb.whereNull('metric_data.deleted_at');
-    if (filter.includeArchived === false) qb.where('metric_data.archived', false);
-    if (filter.cadence) qb.where('metric_data.cadence', filter.cadence);
-    if (filter.updatedFrom) qb.where('metric_data.updated_at', '>=', filter.updatedFrom);
-    if (filter.updatedTo) qb.where('metric_data.updated_at', '<=', filter.updatedTo);
-    const ends = filter.periodEnds;
-    if (ends) {
-      qb.where((w) => {
-        w.whereNotIn('metric_data.cadence', Object.keys(ends));
-        for (const [cadence, days] of Object.entries(ends)) {
-          w.orWhere((c) =>
-            c
-              .where('metric_data.cadence', cadence)
-              .whereRaw(`substr(metric_data.date, 6, 5) in (${days.map(() => '?').join(', ')})`, days),
-          );
-        }
-      });
-    }
-    return qb;
-  }
-
-  function withCategory(qb: QB): QB {
-    return qb
-      .join('metric_categories', 'metric_categories.id', 'metric_data.category_id')
-      .select(datumColumns);
-  }
-
-  function ordered(qb: QB, order: DatumOrder): QB {
-    if (order === 'created_asc') {
-      return qb.orderBy([
-        { column: 'metric_data.created_at', order: 'asc' },
-        { column: 'metric_data.id', order: 'asc' },
-      ]);
-    }
-    if (order === 'created_desc') {
-      return qb.orderBy([
-        { column: 'metric_data.created_at', order: 'desc' },
-        { column: 'metric_data.id', order: 'desc' },
-      ]);
-    }
-    return qb
-      .orderBy('metric_data.date', 'asc')
-      .orderByRaw(byName('metric_categories.name'))
-      .orderBy('metric_data.id', 'asc');
   }
 
   /**
@@ -273,7 +312,7 @@ export function metricsRepo(db: Knex) {
         base.whereIn('id', ids);
       }
       const result = await countAndPage<RawCategory>(base, page, (qb) =>
-        qb.orderBy('is_standard', 'desc').orderByRaw(byName('name')).orderBy('id', 'asc'),
+        qb.orderBy('is_standard', 'desc').orderByRaw(byName(db, 'name')).orderBy('id', 'asc'),
       );
       return { count: result.count, rows: result.rows.map(toCategoryRow) };
     },
@@ -286,12 +325,8 @@ export function metricsRepo(db: Knex) {
       page: Page,
       preferredCurrency: string,
     ): Promise<Counted<DatumWithRate>> {
-      const result = await countAndPage<RawDatum>(
-        filtered(scope, filter, order === 'date'),
-        page,
-        (qb) => ordered(qb, order),
-        withCategory,
-      );
+      const values = { ...datumValues(scope, filter, order === 'date'), order: new Literal(order) };
+      const result = await countAndPageKept<RawDatum, typeof values>(db, countOf, pageOf, values, page);
       const rows = result.rows.map(toDatumRow);
       return { count: result.count, rows: await withRates(scope.firmId, preferredCurrency, rows) };
     },
@@ -303,7 +338,7 @@ export function metricsRepo(db: Knex) {
       limit: number,
       preferredCurrency: string,
     ): Promise<DatumWithRate[]> {
-      const raw = (await withCategory(filtered(scope, filter))
+      const raw = (await withCategory(filtered(db, datumValues(scope, filter, false)))
         .orderBy([
           { column: 'metric_data.date', order: 'desc' },
           { column: 'metric_data.created_at', order: 'desc' },

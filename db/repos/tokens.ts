@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Firm, User } from '../../core/principal.ts';
+import { kept } from '../kept.ts';
 import { toUser } from './users.ts';
 
 export type TokenKind = 'client_credentials' | 'mcp' | 'personal';
@@ -85,6 +86,9 @@ const FIRM_COLUMNS = [
   'created_at',
 ] as const satisfies readonly (keyof Firm)[];
 
+/** Read on every request (the principal cache checks it), so built once. */
+const authVersionOf = kept((db) => db('auth_version').where({ id: 1 }).first('version'));
+
 export function tokensRepo(db: Knex) {
   return {
     async insert(token: AccessTokenRow): Promise<void> {
@@ -98,10 +102,8 @@ export function tokensRepo(db: Knex) {
      * firms or company access moves it, so a principal cached at one value is still true while it holds.
      */
     async authVersion(): Promise<number> {
-      const row = (await db('auth_version').where({ id: 1 }).first('version')) as {
-        version: number | string;
-      };
-      return Number(row.version);
+      const row = await authVersionOf.first<{ version: number | string }>(db, {});
+      return Number(row!.version);
     },
     /** A token with its user and the user's firm, in one query: the hot path of every request. */
     async findWithOwner(

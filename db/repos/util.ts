@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import { countCacheOf } from '../count-cache.ts';
+import { type KeptQuery, type Params, runSql } from '../kept.ts';
 import type { Counted, Page } from '../types.ts';
 
 export type QB = Knex.QueryBuilder;
@@ -16,7 +17,12 @@ export function containsPattern(text: string): string {
 }
 
 export function whereContains(qb: QB, column: string, text: string): QB {
-  return qb.whereRaw(`lower(${column}) like ? escape '\\'`, [containsPattern(text)]);
+  return whereLike(qb, column, containsPattern(text));
+}
+
+/** A case-insensitive match of a `containsPattern` (made by the caller, so that a kept query binds it). */
+export function whereLike(qb: QB, column: string, pattern: string): QB {
+  return qb.whereRaw(`lower(${column}) like ? escape '\\'`, [pattern]);
 }
 
 /** Restricts a query to the caller's firm and, where access is limited, to its companies. */
@@ -34,13 +40,33 @@ export async function countAndPage<T>(
   select: (qb: QB) => QB = (qb) => qb.select('*'),
 ): Promise<Counted<T>> {
   const countQuery = base.clone().clearSelect().clearOrder().count({ n: '*' });
-  const cache = countCacheOf(countQuery);
+  const cache = countCacheOf(countQuery.client);
   const count = cache
     ? await cache.count(countQuery)
     : Number(((await countQuery.first()) as { n: number | string } | undefined)?.n ?? 0);
   if (count === 0 || page.offset >= count) return { count, rows: [] };
   const rows = (await order(select(base.clone())).limit(page.limit).offset(page.offset)) as T[];
   return { count, rows };
+}
+
+/**
+ * countAndPage over kept queries (db/kept.ts): `count` answers one row `{ n }` for the values, `page`
+ * the rows of one page for the same values with `limit` and `offset`.
+ */
+export async function countAndPageKept<T, P extends Params>(
+  db: Knex,
+  count: KeptQuery<P>,
+  page: KeptQuery<P & { limit: number; offset: number }>,
+  values: P,
+  at: Page,
+): Promise<Counted<T>> {
+  const { sql, bindings } = count.sqlOf(db, values);
+  const cache = (db.client as { transacting?: boolean }).transacting ? undefined : countCacheOf(db.client);
+  const n = cache
+    ? await cache.countSql(db.client, sql, bindings)
+    : Number((await runSql<{ n: number | string }>(db.client, sql, bindings))[0]?.n ?? 0);
+  if (n === 0 || at.offset >= n) return { count: n, rows: [] };
+  return { count: n, rows: await page.rows<T>(db, { ...values, limit: at.limit, offset: at.offset }) };
 }
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {
