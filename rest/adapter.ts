@@ -68,13 +68,36 @@ function kindOf(schema: z.ZodType | undefined): FieldKind {
 /** The spellings a boolean query parameter accepts, in any case (Python's requests sends `True`). */
 const queryBoolean = z.stringbool({ truthy: ['1', 'true'], falsy: ['0', 'false'], case: 'insensitive' });
 
+/** What coerceQuery needs of a route, worked out on its first request rather than on every one. */
+interface QueryShape {
+  kinds: Map<string, FieldKind>;
+  rename: Record<string, string>;
+  toQueryName: (field: string) => string;
+}
+
+const queryShapes = new WeakMap<Route, QueryShape>();
+
+function queryShapeOf(route: Route): QueryShape {
+  let found = queryShapes.get(route);
+  if (!found) {
+    const shape = route.tool.input.shape as Record<string, z.ZodType>;
+    const rename = route.rename ?? {};
+    const back = new Map(Object.entries(rename).map(([q, f]) => [f, q]));
+    found = {
+      kinds: new Map(Object.entries(shape).map(([field, schema]) => [field, kindOf(schema)])),
+      rename,
+      toQueryName: (field) => back.get(field) ?? field,
+    };
+    queryShapes.set(route, found);
+  }
+  return found;
+}
+
 export function coerceQuery(
   route: Route,
   query: Record<string, unknown>,
 ): { input: Record<string, unknown>; toQueryName: (field: string) => string } {
-  const shape = route.tool.input.shape as Record<string, z.ZodType>;
-  const rename = route.rename ?? {};
-  const back = new Map(Object.entries(rename).map(([q, f]) => [f, q]));
+  const { kinds, rename, toQueryName } = queryShapeOf(route);
   const input: Record<string, unknown> = {};
   const values = new Map<string, string[]>();
   for (const [rawKey, rawValue] of Object.entries(query)) {
@@ -84,8 +107,8 @@ export function coerceQuery(
   }
   for (const [queryName, list] of values) {
     const field = rename[queryName] ?? rename[`${queryName}[]`] ?? queryName;
-    if (!(field in shape)) continue; // unknown query parameters are ignored
-    const kind = kindOf(shape[field]);
+    const kind = kinds.get(field);
+    if (kind === undefined) continue; // unknown query parameters are ignored
     if (kind === 'array') {
       input[field] = list;
       continue;
@@ -105,7 +128,7 @@ export function coerceQuery(
       input[field] = value;
     }
   }
-  return { input, toQueryName: (field) => back.get(field) ?? field };
+  return { input, toQueryName };
 }
 
 function pageUrl(publicUrl: string, req: Request, pageParam: string, page: number): string {
@@ -125,8 +148,8 @@ export function envelope<T>(publicUrl: string, req: Request, result: ListResult<
 }
 
 /** Lists answer CSV for `format=csv` or an Accept header that prefers text/csv. */
-function wantsCsv(req: Request): boolean {
-  const format = req.query.format;
+function wantsCsv(req: Request, query: Record<string, unknown>): boolean {
+  const format = query.format;
   if (format !== undefined) {
     if (format === 'csv') return true;
     if (format === 'json') return false;
@@ -142,8 +165,10 @@ export async function serveRoute(route: Route, ctx: ToolContext, req: Request, r
     await serveIdempotent(ctx, req, res, (trxCtx) => writeResponse(route, trxCtx, req));
     return;
   }
-  const csv = route.envelope === 'page' && wantsCsv(req);
-  const { input, toQueryName } = routeInput(route, req);
+  // Express parses the query string again at every read of req.query.
+  const query = req.query as Record<string, unknown>;
+  const csv = route.envelope === 'page' && wantsCsv(req, query);
+  const { input, toQueryName } = routeInput(route, req, query);
   const result = await runTool(route.tool, ctx, input, toQueryName);
   if (csv) {
     const rows = (result as ListResult<Record<string, unknown>>).results;
@@ -166,8 +191,8 @@ function sendJson(res: Response, status: number, body: unknown): void {
 }
 
 /** The tool input of one request: the query, then the body, then the path parameters (which win). */
-function routeInput(route: Route, req: Request) {
-  const { input, toQueryName } = coerceQuery(route, { ...(req.query as Record<string, unknown>) });
+function routeInput(route: Route, req: Request, query = req.query as Record<string, unknown>) {
+  const { input, toQueryName } = coerceQuery(route, { ...query });
   if (route.body === 'merge') {
     // No body, or JSON null, is no input; anything but an object cannot be merged into one.
     const body: unknown = req.body;

@@ -102,18 +102,23 @@ export function routeOf(req: Request): string {
  */
 function requestIdAndAccessLog(app: express.Express, { logger }: AppDeps): void {
   const access = pinoFor(logger).child({}, { redact: [] });
+  // The level is set at start-up: below info, a request needs no line and no listeners for one.
+  const logsAccess = access.isLevelEnabled('info');
   app.use((req, res, next) => {
     const started = Date.now();
     const sent = req.headers['x-request-id'];
     const id = typeof sent === 'string' && requestIdPattern.test(sent) ? sent : newId();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
+    if (!logsAccess) {
+      next();
+      return;
+    }
     let logged = false;
     // 'finish' once the response went out; 'close' alone when the client left before it did.
     const line = () => {
       if (logged) return;
       logged = true;
-      if (!access.isLevelEnabled('info')) return;
       access.info(
         {
           request_id: id,

@@ -134,12 +134,21 @@ export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
   db.on('query-response', (_response: unknown, query: { __knexQueryUid?: string }) => finish(query));
   db.on('query-error', (_error: unknown, query: { __knexQueryUid?: string }) => finish(query));
 
+  // Routes are patterns (or `unmatched`), so the label sets are few.
+  const byLabels = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
   return {
     registry,
     request(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      durations.observe(labels, seconds);
+      // The children of each label set are kept: finding them from the labels costs more than counting.
+      const key = `${method} ${route} ${status}`;
+      let found = byLabels.get(key);
+      if (!found) {
+        const labels = { method, route, status: String(status) };
+        found = { count: requests.labels(labels), duration: durations.labels(labels) };
+        byLabels.set(key, found);
+      }
+      found.count.inc();
+      found.duration.observe(seconds);
     },
     toolCall: (tool, outcome) => tools.inc({ tool, outcome }),
     rateLimited: () => limited.inc(),
