@@ -62,12 +62,13 @@ const SLUG_ATTEMPTS = 5;
 
 /** A list filter's values as its query binds them (patterns made, case folded), so that it is kept. */
 type CompanyValues = ReturnType<typeof listValues>;
-function listValues(scope: Scope, filter: CompanyFilter) {
+function listValues(scope: Scope, filter: CompanyFilter & { slugs?: string[] }) {
   const pattern = (text: string | undefined) => (text ? containsPattern(text) : undefined);
   return {
     firmId: scope.firmId,
     companyIds: scope.companyIds,
     ids: filter.ids,
+    slugs: filter.slugs,
     name: pattern(filter.name),
     sector: pattern(filter.sector),
     city: pattern(filter.city),
@@ -81,6 +82,7 @@ function listValues(scope: Scope, filter: CompanyFilter) {
 function filtered(db: Knex, p: CompanyValues) {
   const base = scoped(db('companies'), p, 'companies', 'id');
   if (p.ids) base.whereIn('companies.id', p.ids);
+  if (p.slugs) base.whereIn('companies.slug', p.slugs);
   if (p.name) whereLike(base, 'companies.name', p.name);
   if (p.sector) whereLike(base, 'companies.sector', p.sector);
   if (p.city) whereLike(base, 'companies.city', p.city);
@@ -166,19 +168,13 @@ export function companiesRepo(db: Knex) {
     /** The visible companies with these slugs, by slug. */
     async bySlugs(scope: Scope, slugs: string[]): Promise<Map<string, CompanyRow>> {
       if (slugs.length === 0) return new Map();
-      const rows = (await scoped(db('companies'), scope, 'companies', 'id').whereIn(
-        'companies.slug',
-        slugs,
-      )) as CompanyRow[];
+      const rows = await allOf.rows<CompanyRow>(db, listValues(scope, { slugs }));
       return new Map(rows.map((r) => [r.slug, r]));
     },
     /** Every visible company's id and name (for lookups that must not page). */
     async names(scope: Scope, ids: string[]): Promise<Map<string, CompanyRow>> {
       if (ids.length === 0) return new Map();
-      const rows = (await scoped(db('companies'), scope, 'companies', 'id').whereIn(
-        'companies.id',
-        ids,
-      )) as CompanyRow[];
+      const rows = await allOf.rows<CompanyRow>(db, listValues(scope, { ids }));
       return new Map(rows.map((r) => [r.id, r]));
     },
     /**
