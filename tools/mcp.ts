@@ -14,6 +14,7 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
   ReadResourceRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { z } from 'zod';
@@ -270,27 +271,69 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
     if (!tool) {
       throw rpcError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}; call tools/list`);
     }
-    try {
-      const { format, args: toolArgs } = splitFormat(tool, request.params.arguments ?? {});
-      const { args, note } = clampPerPage(tool, toolArgs);
-      const result = await runTool(tool, ctx, args);
-      const detailed = (options.validateOutput ? tool.output.parse(result) : result) as Record<
-        string,
-        unknown
-      >;
-      const structured = present(tool, detailed, args, format);
-      const bounded = boundResult(structured, { name: tool.name, params: Object.keys(tool.input.shape) });
-      if (note) bounded.content.push({ type: 'text', text: note });
-      return bounded as CallToolResult;
-    } catch (err) {
-      if (err instanceof ToolError) return errorResult(describeError(err));
-      ctx.logger.error('tool failed', { tool: tool.name, error: String((err as Error)?.stack ?? err) });
-      return errorResult(
-        `internal error while running ${tool.name} (request id ${ctx.requestId}); try again`,
-      );
-    }
+    return callTool(ctx, options, tool, request.params.arguments ?? {});
   });
   return server;
+}
+
+/** One tool call's result: a tool's refusal or failure is a result with isError, as MCP asks. */
+async function callTool(
+  ctx: ToolContext,
+  options: McpOptions,
+  tool: AnyTool,
+  raw: Record<string, unknown>,
+): Promise<CallToolResult> {
+  try {
+    const { format, args: toolArgs } = splitFormat(tool, raw);
+    const { args, note } = clampPerPage(tool, toolArgs);
+    const result = await runTool(tool, ctx, args);
+    const detailed = (options.validateOutput ? tool.output.parse(result) : result) as Record<string, unknown>;
+    const structured = present(tool, detailed, args, format);
+    const bounded = boundResult(structured, { name: tool.name, params: Object.keys(tool.input.shape) });
+    if (note) bounded.content.push({ type: 'text', text: note });
+    return bounded as CallToolResult;
+  } catch (err) {
+    if (err instanceof ToolError) return errorResult(describeError(err));
+    ctx.logger.error('tool failed', { tool: tool.name, error: String((err as Error)?.stack ?? err) });
+    return errorResult(`internal error while running ${tool.name} (request id ${ctx.requestId}); try again`);
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A plain `tools/call` of a listed tool (most of what a client sends) answered here: the same result
+ * the SDK's server and Streamable HTTP transport give, written as one JSON answer, without building a
+ * server, a transport and the Web Request and Response they convert through for every call. Anything
+ * else (another method, an unknown tool, a missing Accept type, an unsupported protocol version) is left
+ * to the SDK, which answers it. Returns whether it answered.
+ */
+export async function serveToolCall(
+  ctx: ToolContext,
+  options: McpOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<boolean> {
+  if (!isRecord(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return false;
+  const { id, params } = body;
+  if ((typeof id !== 'string' && typeof id !== 'number') || !isRecord(params)) return false;
+  if (typeof params.name !== 'string' || (params.arguments !== undefined && !isRecord(params.arguments)))
+    return false;
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) return false;
+  const tool = catalog(options, ctx.principal.scopes).byName.get(params.name);
+  if (!tool) return false;
+  const { content, structuredContent, isError } = await callTool(ctx, options, tool, params.arguments ?? {});
+  // The SDK's order: a result's fields as its schema lists them, then the JSON-RPC envelope.
+  const result = { content, structuredContent, isError };
+  const json = JSON.stringify({ result, jsonrpc: '2.0', id });
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
+  res.end(json);
+  return true;
 }
 
 /** Serves one Streamable HTTP request statelessly: a fresh server and transport, closed with the response. */
