@@ -167,7 +167,8 @@ export interface McpOptions {
 
 interface Catalog {
   byName: Map<string, AnyTool>;
-  listing: { tools: McpTool[] };
+  /** The tools/list answer, described on the first listing (a call needs only the tools). */
+  listing(): { tools: McpTool[] };
 }
 
 const closedTools = new WeakMap<AnyTool, AnyTool>();
@@ -200,9 +201,13 @@ function catalog(options: McpOptions, scopes: readonly OAuthScope[]): Catalog {
   let found = byTable.get(key);
   if (!found) {
     const tools = mcpTools({ writeTools, scopes, tools: table, toolsets });
+    let described: { tools: McpTool[] } | undefined;
     found = {
       byName: new Map(tools.map((t) => [t.name, closedTool(t)])),
-      listing: { tools: tools.map(describeTool) },
+      listing() {
+        described ??= { tools: tools.map(describeTool) };
+        return described;
+      },
     };
     byTable.set(key, found);
   }
@@ -231,7 +236,7 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
       'list_companies or search_companies to find company ids. Reads answer concisely; response_format ' +
       'detailed adds data-point ids (for update_metric, delete_metric), audit times and sources.',
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => listing);
+  server.setRequestHandler(ListToolsRequestSchema, async () => listing());
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
     prompts: prompts.map(({ name, title, description, arguments: args }) => ({
       name,
