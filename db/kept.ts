@@ -126,16 +126,38 @@ let runs = 0;
 /** The knex client members runSql uses beyond the typed ones. */
 type RunningClient = Knex.Client & {
   transacting?: boolean;
-  query(connection: unknown, obj: object): Promise<{ response: unknown }>;
+  pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number };
+  positionBindings(sql: string): string;
+  _query(connection: unknown, obj: object): Promise<unknown>;
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<unknown>;
 };
 
+/** Where openDb keeps its one SQLite connection (db/knex.ts sets it as the pool creates it). */
+export interface SqliteConnectionHolder {
+  current?: unknown;
+}
+
 /**
- * Runs compiled SQL (with `?` placeholders) through a knex client and returns its rows. Outside a
- * transaction it takes a connection from knex's pool and runs the statement there directly, skipping
- * the builder and runner, and still emits knex's query events (the query-duration metric listens to
- * them). A transaction's client runs it as a raw query of the transaction.
+ * The one SQLite connection, when nothing holds it or waits for it. A statement of better-sqlite3 runs
+ * synchronously, so one run on the free connection starts and ends before anything else can take it:
+ * it needs no turn from the pool. A transaction holds the connection for its whole length, so a read
+ * then waits for the pool as any other.
+ */
+function idleSqliteConnection(client: RunningClient): unknown {
+  const holder = (client.config as { sqliteConnection?: SqliteConnectionHolder }).sqliteConnection;
+  const pool = client.pool;
+  if (!holder?.current || !pool) return undefined;
+  return pool.numUsed() === 0 && pool.numFree() === 1 && pool.numPendingAcquires() === 0
+    ? holder.current
+    : undefined;
+}
+
+/**
+ * Runs compiled SQL (with `?` placeholders) through a knex client and returns its rows, without knex's
+ * builder and runner: on the idle SQLite connection, or on one taken from the pool. It emits knex's
+ * query events as knex does (the query-duration metric listens to them). A transaction's client runs it
+ * as a raw query of the transaction.
  */
 export async function runSql<T>(
   knexClient: Knex.Client,
@@ -143,19 +165,44 @@ export async function runSql<T>(
   bindings: readonly unknown[],
 ): Promise<T[]> {
   const client = knexClient as RunningClient;
-  const postgres = (client as { dialect?: string }).dialect === 'postgresql';
   if (client.transacting) {
     const result = (await client.raw(sql, bindings as Knex.RawBinding[])) as T[] | { rows: T[] };
     return Array.isArray(result) ? result : result.rows;
   }
+  const obj = {
+    sql: client.positionBindings(sql),
+    bindings: [...bindings],
+    method: 'select',
+    options: {},
+    __knexQueryUid: `k${++runs}`,
+  };
+  const idle = idleSqliteConnection(client);
+  if (idle) return runOn<T>(client, idle, obj);
   const connection = await client.acquireConnection();
   try {
-    const obj = { sql, bindings: [...bindings], method: 'select', options: {}, __knexQueryUid: `k${++runs}` };
-    const { response } = await client.query(connection, obj);
-    const rows = (postgres ? (response as { rows: T[] }).rows : response) as T[];
-    client.emit('query-response', rows, obj);
-    return rows;
+    return await runOn<T>(client, connection, obj);
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+async function runOn<T>(
+  client: RunningClient,
+  connection: unknown,
+  obj: { sql: string; __knexQueryUid: string; response?: unknown },
+): Promise<T[]> {
+  const { __knexUid, __knexTxId } = connection as { __knexUid?: string; __knexTxId?: string };
+  client.emit('query', { __knexUid, __knexTxId, ...obj });
+  try {
+    await client._query(connection, obj);
+  } catch (err) {
+    // As knex reports a failed query: the statement, then the database's message.
+    if (err instanceof Error) err.message = `${obj.sql} - ${err.message}`;
+    client.emit('query-error', err, obj);
+    throw err;
+  }
+  const response = obj.response as T[] | { rows: T[] };
+  const rows = Array.isArray(response) ? response : response.rows;
+  client.emit('query-response', rows, obj);
+  return rows;
 }

@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import type { Logger } from '../core/logger.ts';
 import { CountCache } from './count-cache.ts';
+import type { SqliteConnectionHolder } from './kept.ts';
 import { migrationSource } from './migrations/index.ts';
 import { PreparingPgClient } from './pg-client.ts';
 import { ImmediateSqliteClient } from './sqlite-client.ts';
@@ -50,9 +51,11 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
   const countCache = new CountCache();
-  const config: Knex.Config & { countCache: CountCache } = {
-    // Read back by countCacheOf (db/count-cache.ts); knex keeps its config as given.
+  const sqliteConnection: SqliteConnectionHolder = {};
+  const config: Knex.Config & { countCache: CountCache; sqliteConnection: SqliteConnectionHolder } = {
+    // Read back by countCacheOf (db/count-cache.ts) and runSql (db/kept.ts); knex keeps its config as given.
     countCache,
+    sqliteConnection,
     log,
     client: ImmediateSqliteClient as unknown as typeof knexFactory.Client,
     connection: { filename },
@@ -68,6 +71,7 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
         conn.pragma('busy_timeout = 5000');
         // A new connection's change counters start again: totals kept under the old ones must go.
         countCache.clear();
+        sqliteConnection.current = conn;
         done(null, conn);
       },
     },

@@ -126,6 +126,31 @@ for (const dialect of dialects) {
       expect(await ids(t.db, { firmId: firm, limit: 10, offset: 0 })).not.to.include('c4');
     });
 
+    it('never reads inside a transaction that holds the connection, but after it', async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let inserted!: () => void;
+      const insertedYet = new Promise<void>((resolve) => {
+        inserted = resolve;
+      });
+      const open = t.db
+        .transaction(async (trx) => {
+          await trx('companies').insert(company('c5', 'Epsilon'));
+          inserted();
+          await held;
+          throw new Error('roll back');
+        })
+        .catch((err: Error) => err.message);
+      await insertedYet;
+      const read = ids(t.db, { firmId: firm, limit: 10, offset: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      release();
+      expect(await open).to.equal('roll back');
+      expect(await read).to.deep.equal(['c1', 'c2', 'c3']);
+    });
+
     it("emits knex's query events, as the query-duration metric expects", async () => {
       const started: string[] = [];
       const answered: string[] = [];
