@@ -6,8 +6,10 @@ export class BoundedMap<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
-    if (value !== undefined) {
-      // Most recently used last (a Map iterates in insertion order), so the first is the one to drop.
+    // Most recently used last (a Map iterates in insertion order), so the first is the one to drop.
+    // Order matters only once the map may fill up: below half its limit a read leaves it as it is,
+    // which keeps the hottest reads (a statement, a principal) to one lookup.
+    if (value !== undefined && this.#entries.size > this.limit / 2) {
       this.#entries.delete(key);
       this.#entries.set(key, value);
     }

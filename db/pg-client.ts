@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import { BoundedMap } from '../core/bounded-map.ts';
 
 // knex publishes no types for its dialect classes; this is the member this file relies on.
 type ClientClass = new (
@@ -66,6 +67,18 @@ export class PreparingPgClient extends PgClient {
   }
 }
 
+/** Statement names by SQL: the same texts come back on every request (kept queries are the same strings). */
+const names = new BoundedMap<string, string>(STATEMENTS_PER_CONNECTION);
+
+function nameOf(sql: string): string {
+  let name = names.get(sql);
+  if (!name) {
+    name = `pds_${createHash('sha1').update(sql).digest('base64url')}`;
+    names.set(sql, name);
+  }
+  return name;
+}
+
 function statementName(conn: Connection, obj: QueryObject): string | undefined {
   if (!obj.sql || obj.options?.name !== undefined || !NAMEABLE.test(obj.sql)) return undefined;
   if ((obj.bindings?.length ?? 0) > MAX_NAMED_BINDINGS || !conn.connection?.parsedStatements)
@@ -75,7 +88,7 @@ function statementName(conn: Connection, obj: QueryObject): string | undefined {
     kept = new Set();
     named.set(conn, kept);
   }
-  const name = `pds_${createHash('sha1').update(obj.sql).digest('base64url')}`;
+  const name = nameOf(obj.sql);
   if (kept.has(name)) return name;
   if (kept.size >= STATEMENTS_PER_CONNECTION) return undefined;
   kept.add(name);

@@ -127,7 +127,12 @@ export function companiesRepo(db: Knex) {
       list.push(l.fund_id);
       byCompany.set(l.company_id, list);
     }
-    return rows.map((r) => ({ ...r, invested_fund_ids: byCompany.get(r.id) ?? [] }));
+    // The rows were just read for this call: each takes its funds in place rather than as a copy.
+    return rows.map((r) => {
+      const row = r as CompanyWithFunds;
+      row.invested_fund_ids = byCompany.get(r.id) ?? [];
+      return row;
+    });
   }
 
   return {
