@@ -11,7 +11,7 @@
 // ten minutes once the databases exist), --companies N (1000), --months M (60), --duration S (8),
 // --rounds R (3), --connections C (10).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -23,7 +23,7 @@ import { openDb } from '../db/knex.ts';
 import { DEMO } from '../db/seeds/demo.ts';
 import { BENCH_TOKEN, generate, generateDemo } from './generate.ts';
 import { type ScreenTiming, screenTable, timeScreenCalls } from './screen.ts';
-import { startUp } from './start.ts';
+import { freePort, startUp } from './start.ts';
 import { median } from './stats.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,12 +51,12 @@ const START_RUNS = 5;
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const PUBLIC_URL = 'http://bench.local';
 const node = join(root, 'node_modules/.bin/node');
-/** The heap cap of `npm start`, read from package.json so the bench runs what operators run. */
-const startFlags = (
+/** `npm start`'s command from package.json (heap flags, scripts/start.mjs): what operators run. */
+const startCommand = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
 ).scripts.start
   .split(' ')
-  .filter((a) => a.startsWith('--'));
+  .slice(1);
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -76,14 +76,15 @@ function resetPeak(pid: number): void {
 interface Running {
   url: string;
   pid: number;
+  /** Throws when the process has exited: a measurement of a dead process means nothing. */
+  checkAlive(): void;
   stop(): Promise<void>;
 }
 
-let nextPort = 18100 + Math.floor(Math.random() * 500) * 4;
-
 /** Starts a process and resolves once `health` answers (any status). */
 async function launch(command: string[], env: Record<string, string>, health: string): Promise<Running> {
-  const port = nextPort++;
+  // A port the system hands out, so that another run on the machine cannot answer in its place.
+  const port = await freePort();
   const child: ChildProcess = spawn(
     command[0]!,
     command.slice(1).map((a) => a.replace('$PORT', String(port))),
@@ -94,8 +95,14 @@ async function launch(command: string[], env: Record<string, string>, health: st
     },
   );
   const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise((r) => child.once('exit', r));
+  const checkAlive = () => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${command.join(' ')} exited (${child.signalCode ?? `code ${child.exitCode}`})`);
+    }
+  };
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with ${child.exitCode}`);
+    checkAlive();
     try {
       await (await fetch(url + health)).arrayBuffer();
       break;
@@ -103,19 +110,19 @@ async function launch(command: string[], env: Record<string, string>, health: st
       await delay(5);
     }
   }
+  checkAlive();
   return {
     url,
     pid: child.pid!,
+    checkAlive,
     async stop() {
-      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
     },
   };
 }
 
-const service = (url: string) =>
-  launch([node, ...startFlags, 'dist/cli/portfolio.js', 'serve'], serviceEnv(url), '/readyz');
+const service = (url: string) => launch([node, ...startCommand], serviceEnv(url), '/readyz');
 const serviceEnv = (url: string) => ({
   DATABASE_URL: url,
   PUBLIC_URL,
@@ -152,6 +159,7 @@ const headers = {
 };
 
 async function load(target: Running, request: () => Request, seconds = duration): Promise<Sample> {
+  target.checkAlive();
   resetPeak(target.pid);
   const result = await autocannon({
     url: target.url,
@@ -167,6 +175,7 @@ async function load(target: Running, request: () => Request, seconds = duration)
       },
     ],
   });
+  target.checkAlive();
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -327,6 +336,8 @@ async function demoDatabase(dialect: string): Promise<string> {
   return url;
 }
 
+let bytesFiles = 0;
+
 /** The response the service gives, saved for the same-bytes baseline. */
 async function capture(target: Running, request: Request): Promise<string> {
   const res = await fetch(target.url + request.path, {
@@ -336,7 +347,7 @@ async function capture(target: Running, request: Request): Promise<string> {
   });
   const body = await res.text();
   if (!res.ok) throw new Error(`${request.method} ${request.path}: ${res.status} ${body.slice(0, 300)}`);
-  const file = join(tmpdir(), `bench-bytes-${process.pid}-${nextPort}.json`);
+  const file = join(tmpdir(), `bench-bytes-${process.pid}-${bytesFiles++}.json`);
   writeFileSync(file, JSON.stringify({ type: res.headers.get('content-type') ?? 'application/json', body }));
   return file;
 }
@@ -394,6 +405,7 @@ async function measureShape(shape: Shape): Promise<ShapeResult> {
   const idle = memoryOf(server.pid, 'VmRSS');
   const work = await workBaseline(shape.url);
   const bytes: Running[] = [];
+  const files: string[] = [];
   try {
     const { cases: list, about } = await shape.cases(server);
     log(`  ${shape.name}: ${about}`);
@@ -403,7 +415,10 @@ async function measureShape(shape: Shape): Promise<ShapeResult> {
       bytes: [] as Sample[],
     }));
     let sameBytes = true;
-    for (const c of list) bytes.push(await bytesBaseline(await capture(server, c.request())));
+    for (const c of list) {
+      files.push(await capture(server, c.request()));
+      bytes.push(await bytesBaseline(files.at(-1)!));
+    }
     for (const c of list.filter((c) => c.work)) {
       for (let i = 0; i < 5; i++) sameBytes &&= await checkSameBytes(server, work, c.request());
     }
@@ -442,6 +457,7 @@ async function measureShape(shape: Shape): Promise<ShapeResult> {
     return { name: shape.name, about, rows, sameBytes, idle, peak };
   } finally {
     for (const b of bytes) await b.stop();
+    for (const f of files) rmSync(f);
     await work.stop();
     await server.stop();
   }
@@ -590,7 +606,7 @@ function report(
       '(service, same-work baseline, same-bytes baseline for each case in turn), medians' +
       `${quick ? ' — the quick mode: a tenth of the 2.4-million-row firm, shorter rounds, the portfolio calls at 24 months instead of 120' : ''}. ` +
       'The service is the compiled build as `npm start` ' +
-      `runs it (\`node ${startFlags.join(' ')} dist/cli/portfolio.js serve\`).`,
+      `runs it (\`node ${startCommand.join(' ')}\`).`,
     '',
     `Load average (1, 5, 15 minutes; the machine is shared with other work): ${loads(load.start)} at the start, ` +
       `${loads(load.end)} at the end.`,
