@@ -1,5 +1,6 @@
 // Generates a large firm for the benchmark: `--companies N --months M` companies with monthly data in
-// 40 categories (1000 × 60 ≈ 2.4 million metric rows), notes and documents, on SQLite or PostgreSQL.
+// 40 categories (1000 × 60 ≈ 2.4 million metric rows) and notes, on SQLite or PostgreSQL;
+// and, for npm run bench, the demo data with the bench's token.
 // Usage: tsx bench/generate.ts --database-url sqlite:bench/data/bench.db --companies 1000 --months 60
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -7,6 +8,7 @@ import type { Knex } from 'knex';
 import { STANDARD_CATEGORIES, standardCategoryId } from '../core/categories.ts';
 import { tokenHash } from '../core/secrets.ts';
 import { isPostgres, migrateLatest, openDb } from '../db/knex.ts';
+import { DEMO, seedDemo } from '../db/seeds/demo.ts';
 
 interface SqliteConnection {
   prepare(sql: string): { run(params: unknown[]): unknown };
@@ -57,6 +59,42 @@ async function insertRows(db: Knex, table: string, rows: Record<string, unknown>
   for (let i = 0; i < rows.length; i += size) await db(table).insert(rows.slice(i, i + size));
 }
 
+/** The row of the bench's personal token (BENCH_TOKEN) for a user: any audience, read and write. */
+function benchToken(id: string, firmId: string, userId: string): Record<string, unknown> {
+  return {
+    id,
+    token_hash: tokenHash(BENCH_TOKEN),
+    kind: 'personal',
+    audience: 'any',
+    firm_id: firmId,
+    user_id: userId,
+    scope: 'read write',
+    created_at: T0,
+    expires_at: '2999-01-01T00:00:00.000Z',
+  };
+}
+
+/**
+ * The demo data (db/seeds/demo.ts), as `serve` loads into an empty database, with BENCH_TOKEN for the
+ * demo firm's admin user: the small pages most firms have. False when it was already there.
+ */
+export async function generateDemo(url: string): Promise<boolean> {
+  const db = openDb(url);
+  try {
+    await migrateLatest(db);
+    if (await db('access_tokens').where({ id: 'bench-demo-token' }).first('id')) return false;
+    if (!(await db('firms').where({ slug: DEMO.firmSlug }).first('id'))) await seedDemo(db);
+    const user = (await db('users').where({ email: DEMO.email }).first('id', 'firm_id')) as {
+      id: string;
+      firm_id: string;
+    };
+    await db('access_tokens').insert(benchToken('bench-demo-token', user.firm_id, user.id));
+    return true;
+  } finally {
+    await db.destroy();
+  }
+}
+
 export async function generate(url: string, companies: number, months: number): Promise<number> {
   const db = openDb(url);
   try {
@@ -89,17 +127,7 @@ export async function generate(url: string, companies: number, months: number): 
         is_active: true,
         created_at: T0,
       });
-      await trx('access_tokens').insert({
-        id: 'bench-token',
-        token_hash: tokenHash(BENCH_TOKEN),
-        kind: 'personal',
-        audience: 'any',
-        firm_id: 'bench-firm',
-        user_id: 'bench-user',
-        scope: 'read write',
-        created_at: T0,
-        expires_at: '2999-01-01T00:00:00.000Z',
-      });
+      await trx('access_tokens').insert(benchToken('bench-token', 'bench-firm', 'bench-user'));
       // Batched: one insert of every month fails on SQLite above 500 rows (its compound-select limit).
       await insertRows(
         trx,

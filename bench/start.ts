@@ -1,5 +1,6 @@
 // Spawn to the first /healthz answer of `npm start` on an existing build and database.
 // Usage: npx tsx bench/start.ts [runs] [project directory]; prints each run and the median.
+// npm run bench calls `startUp` on its own databases.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,11 +8,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { median } from './stats.ts';
 
-const runs = Number(process.argv[2] ?? 5);
-const project = resolve(process.argv[3] ?? '.');
-
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
@@ -20,7 +20,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Milliseconds from spawning `npm start` to the first 200 from /healthz; then stops it. */
-async function startOnce(databaseUrl: string): Promise<number> {
+async function startOnce(project: string, databaseUrl: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
   // Its own process group, so that npm, the shell and node stop together.
@@ -56,19 +56,37 @@ async function startOnce(databaseUrl: string): Promise<number> {
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'pds-start-'));
-try {
-  const url = `sqlite:${join(dir, 'start.db')}`;
-  // The first start migrates and seeds the demo data; it is not counted.
-  await startOnce(url);
+/**
+ * `runs` timed starts of `npm start` in `project` on `databaseUrl`, after a first one that is not
+ * counted (on an empty database it migrates and seeds the demo data; on any, it fills the file cache).
+ */
+export async function startUp(
+  databaseUrl: string,
+  runs: number,
+  project: string,
+  onRun: (ms: number, run: number) => void = () => {},
+): Promise<number[]> {
+  await startOnce(project, databaseUrl);
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const ms = await startOnce(url);
-    times.push(ms);
-    console.log(`run ${i + 1}: ${ms.toFixed(0)} ms`);
+    times.push(await startOnce(project, databaseUrl));
+    onRun(times[i]!, i + 1);
   }
-  times.sort((a, b) => a - b);
-  console.log(`median of ${runs}: ${times[Math.floor(runs / 2)]!.toFixed(0)} ms`);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+  return times;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const runs = Number(process.argv[2] ?? 5);
+  const dir = mkdtempSync(join(tmpdir(), 'pds-start-'));
+  try {
+    const times = await startUp(
+      `sqlite:${join(dir, 'start.db')}`,
+      runs,
+      resolve(process.argv[3] ?? '.'),
+      (ms, run) => console.log(`run ${run}: ${ms.toFixed(0)} ms`),
+    );
+    console.log(`median of ${runs}: ${median(times).toFixed(0)} ms`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
