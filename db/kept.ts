@@ -33,6 +33,8 @@ interface Compiled {
 const SHAPES_PER_QUERY = 200;
 /** Stand-in numbers: far above any page size or offset a caller can ask for. */
 const NUMBER_BASE = 9_000_000_000_000;
+/** How a stand-in string begins (upper case, so that a lower-cased stand-in no longer matches one). */
+const MARK = '\u0000KEPT:';
 
 export class KeptQuery<P extends Params> {
   readonly #build: (db: Knex, p: P) => Knex.QueryBuilder;
@@ -105,7 +107,7 @@ function compile<P extends Params>(db: Knex, values: P, build: (db: Knex, p: P) 
   const origin = new Map<unknown, { name: string; index?: number }>();
   let n = 0;
   const standIn = (name: string, kind: 'string' | 'number', index?: number): Scalar => {
-    const value = kind === 'number' ? NUMBER_BASE + ++n : `\u0000kept:${name}:${index ?? ''}\u0000`;
+    const value = kind === 'number' ? NUMBER_BASE + ++n : `${MARK}${name}:${index ?? ''}\u0000`;
     origin.set(value, { name, index });
     return value;
   };
@@ -118,6 +120,13 @@ function compile<P extends Params>(db: Knex, values: P, build: (db: Knex, p: P) 
     else stood[name] = v;
   }
   const { sql, bindings } = build(db, stood as P).toSQL();
+  // A stand-in written into the SQL (an identifier, a raw fragment) or changed on its way to knex would
+  // make every later run wrong: refuse the query rather than keep it.
+  const leaked = (text: string) =>
+    text.toLowerCase().includes(MARK.toLowerCase()) || text.includes(String(NUMBER_BASE).slice(0, 8));
+  if (leaked(sql) || bindings.some((b) => typeof b === 'string' && !origin.has(b) && leaked(b))) {
+    throw new Error(`a kept query must pass its values to knex unchanged, as bindings: ${sql}`);
+  }
   return { sql, slots: bindings.map((b): Slot => origin.get(b) ?? { constant: b }) };
 }
 

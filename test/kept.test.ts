@@ -166,6 +166,25 @@ for (const dialect of dialects) {
       expect(answered).to.deep.equal(started);
     });
 
+    it('refuses a query that writes a value into its SQL or changes it before knex binds it', async () => {
+      const inlined = kept((db, p: { column: string }) => db('companies').select('id').orderBy(p.column));
+      const changed = kept((db, p: { name: string }) =>
+        db('companies').whereRaw('lower(name) = ?', [p.name.toLowerCase()]),
+      );
+      for (const run of [
+        () => inlined.rows(t.db, { column: 'name' }),
+        () => changed.rows(t.db, { name: 'Alpha' }),
+      ]) {
+        let error: Error | undefined;
+        try {
+          await run();
+        } catch (err) {
+          error = err as Error;
+        }
+        expect(error?.message).to.match(/must pass its values to knex unchanged/);
+      }
+    });
+
     it('reports a failing statement as knex would, with the connection given back', async () => {
       const broken = kept((db, p: { firmId: string }) => db('no_such_table').where('firm_id', p.firmId));
       let error: Error | undefined;
