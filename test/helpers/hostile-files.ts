@@ -340,6 +340,33 @@ export function pdfDrawings(pages = 2_000, segments = 8_000): Buffer {
   );
 }
 
+/**
+ * A one-page PDF that shows a scan: an uncompressed grey image of `mb` MB and the caption "Scan". Its
+ * text is quickly read, but the file is large, and a reader holds it whole, so it needs well over `mb`
+ * MB whatever the garbage collector does.
+ */
+export function pdfLargeScan(mb = 100): Buffer {
+  const width = 1024;
+  const height = mb * 1024;
+  const image = Buffer.concat([
+    Buffer.from(
+      `<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${width * height} >>\nstream\n`,
+      'latin1',
+    ),
+    Buffer.alloc(width * height, 0x80),
+    Buffer.from('\nendstream', 'latin1'),
+  ]);
+  const content = flateStream('q 612 0 0 792 0 0 cm /Im1 Do Q\nBT /F1 11 Tf 72 740 Td (Scan) Tj ET');
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [5 0 R] /Count 1 >>',
+    FONT,
+    content,
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 6 0 R >> >> >>',
+    image,
+  ]);
+}
+
 /** A zip of a web page and a Windows program: a zip, but no document of any kind. */
 export function zipOfHtmlAndExe(): Buffer {
   return zip({
