@@ -63,7 +63,7 @@ function workServer(url: string, publicUrl: string) {
     if (found) return found;
     const ends = fiscalPeriodEnds(fiscalYearEnd);
     const cadences = Object.keys(ends);
-    const list = (items: string[]) => items.map((i) => `'${i}'`).join(', ');
+    const list = (items: readonly string[]) => items.map((i) => `'${i}'`).join(', ');
     const aligned =
       `(d.cadence not in (${list(cadences)})` +
       cadences

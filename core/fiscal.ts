@@ -19,9 +19,18 @@ function monthEnds(month: number): string[] {
  * apart from the year end for quarter and half_year, the year end's month end for year. A cadence
  * not listed (point_in_time, day, week) fits any date. A '02-28' in a leap year is taken as aligned.
  */
-export function fiscalPeriodEnds(fiscalYearEnd: string): Record<string, string[]> {
+export function fiscalPeriodEnds(fiscalYearEnd: string): PeriodEnds {
   const parsed = Number(/^(\d{1,2})[-/]/.exec(fiscalYearEnd)?.[1]);
   const lastMonth = parsed >= 1 && parsed <= 12 ? parsed : 12;
-  const ends = (step: number) => periodMonths(lastMonth, step).flatMap(monthEnds);
-  return { month: ends(1), quarter: ends(3), half_year: ends(6), year: ends(12) };
+  let found = periodEndsByLastMonth.get(lastMonth);
+  if (!found) {
+    const ends = (step: number) => Object.freeze(periodMonths(lastMonth, step).flatMap(monthEnds));
+    found = Object.freeze({ month: ends(1), quarter: ends(3), half_year: ends(6), year: ends(12) });
+    periodEndsByLastMonth.set(lastMonth, found);
+  }
+  return found;
 }
+
+/** The period endings of each cadence; one frozen object per fiscal year end month, the same at every call. */
+export type PeriodEnds = Readonly<Record<string, readonly string[]>>;
+const periodEndsByLastMonth = new Map<number, PeriodEnds>();

@@ -25,14 +25,6 @@ export class CountCache {
     this.#entries.clear();
   }
 
-  /** The count of `query` (a `count({ n: '*' })` builder), from the cache when the database is unchanged. */
-  async count(query: Knex.QueryBuilder): Promise<number> {
-    const client = query.client as Knex.Client & { transacting?: boolean };
-    if (client.transacting) return countNow(query);
-    const { sql, bindings } = query.toSQL();
-    return this.countSql(client, sql, bindings);
-  }
-
   /** The count of compiled SQL answering one row `{ n }`, from the cache when the database is unchanged. */
   async countSql(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
     const key = `${sql}\u0000${JSON.stringify(bindings)}`;
@@ -47,12 +39,21 @@ export class CountCache {
   }
 }
 
-async function countNow(query: Knex.QueryBuilder): Promise<number> {
-  const row = (await query.first()) as { n: number | string } | undefined;
-  return Number(row?.n ?? 0);
-}
-
 /** The cache of a SQLite database opened by openDb; none on PostgreSQL, which has no such cheap state of the whole database. */
 export function countCacheOf(client: Knex.Client): CountCache | undefined {
   return (client.config as { countCache?: CountCache }).countCache;
+}
+
+/**
+ * The count of compiled SQL answering one row `{ n }`: on SQLite outside a transaction through the
+ * database's cache, otherwise counted.
+ */
+export async function countRows(
+  client: Knex.Client,
+  sql: string,
+  bindings: readonly unknown[],
+): Promise<number> {
+  const cache = (client as { transacting?: boolean }).transacting ? undefined : countCacheOf(client);
+  if (cache) return cache.countSql(client, sql, bindings);
+  return Number((await runSql<{ n: number | string }>(client, sql, bindings))[0]?.n ?? 0);
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { parseChoices } from '../../core/categories.ts';
+import type { PeriodEnds } from '../../core/fiscal.ts';
 import type { Scope } from '../../core/principal.ts';
 import { kept, Literal } from '../kept.ts';
 import { isPostgres } from '../knex.ts';
@@ -82,7 +83,7 @@ export interface DatumFilter {
   updatedFrom?: string;
   updatedTo?: string;
   /** Only data of these cadences dated at one of these 'MM-DD' endings (other cadences: any date). */
-  periodEnds?: Record<string, string[]>;
+  periodEnds?: PeriodEnds;
 }
 
 /** `date`: date, category name, id; `created_asc`/`created_desc`: by created_at, then id. */
@@ -167,7 +168,7 @@ function datumValues(scope: Scope, filter: DatumFilter, byDate: boolean) {
     cadence: filter.cadence || undefined,
     updatedFrom: filter.updatedFrom || undefined,
     updatedTo: filter.updatedTo || undefined,
-    periodEnds: filter.periodEnds ? new Literal(periodClause(filter.periodEnds)) : undefined,
+    periodEnds: filter.periodEnds ? periodLiteral(filter.periodEnds) : undefined,
     byDate,
   };
 }
@@ -181,7 +182,7 @@ const CADENCE = /^[a-z_]+$/;
  * endings written into the SQL: they come from the fiscal calendar (core/fiscal.ts), never from input,
  * and as constants they let SQLite build each list once per statement instead of once per run.
  */
-function periodClause(ends: Record<string, string[]>): string {
+function periodClause(ends: PeriodEnds): string {
   const quote = (text: string, pattern: RegExp) => {
     if (!pattern.test(text)) throw new Error(`not a period constant: ${text}`);
     return `'${text}'`;
@@ -194,6 +195,17 @@ function periodClause(ends: Record<string, string[]>): string {
         .join(', ')}))`,
   );
   return `(metric_data.cadence not in (${cadences.join(', ')})${each.map((e) => ` or ${e}`).join('')})`;
+}
+
+/** The clause of each set of endings, built once: the fiscal calendar answers the same object for a year end. */
+const periodLiterals = new WeakMap<PeriodEnds, Literal>();
+function periodLiteral(ends: PeriodEnds): Literal {
+  let literal = periodLiterals.get(ends);
+  if (!literal) {
+    literal = new Literal(periodClause(ends));
+    periodLiterals.set(ends, literal);
+  }
+  return literal;
 }
 
 function filtered(db: Knex, p: DatumValues): QB {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
-import { countCacheOf } from '../count-cache.ts';
-import { type KeptQuery, type Params, runSql } from '../kept.ts';
+import { countRows } from '../count-cache.ts';
+import type { KeptQuery, Params } from '../kept.ts';
 import type { Counted, Page } from '../types.ts';
 
 export type QB = Knex.QueryBuilder;
@@ -32,28 +32,36 @@ export function scoped(qb: QB, scope: Scope, table: string, companyColumn = 'com
   return qb;
 }
 
+/** The count, then the page unless it lies past the end. */
+async function countThenPage<T>(
+  count: Promise<number>,
+  page: () => Promise<T[]>,
+  at: Page,
+): Promise<Counted<T>> {
+  const n = await count;
+  return { count: n, rows: n === 0 || at.offset >= n ? [] : await page() };
+}
+
 /** Runs the count and the page of one filtered query. */
-export async function countAndPage<T>(
+export function countAndPage<T>(
   base: QB,
   page: Page,
   order: (qb: QB) => QB,
   select: (qb: QB) => QB = (qb) => qb.select('*'),
 ): Promise<Counted<T>> {
-  const countQuery = base.clone().clearSelect().clearOrder().count({ n: '*' });
-  const cache = countCacheOf(countQuery.client);
-  const count = cache
-    ? await cache.count(countQuery)
-    : Number(((await countQuery.first()) as { n: number | string } | undefined)?.n ?? 0);
-  if (count === 0 || page.offset >= count) return { count, rows: [] };
-  const rows = (await order(select(base.clone())).limit(page.limit).offset(page.offset)) as T[];
-  return { count, rows };
+  const { sql, bindings } = base.clone().clearSelect().clearOrder().count({ n: '*' }).toSQL();
+  return countThenPage(
+    countRows(base.client, sql, bindings),
+    async () => (await order(select(base.clone())).limit(page.limit).offset(page.offset)) as T[],
+    page,
+  );
 }
 
 /**
  * countAndPage over kept queries (db/kept.ts): `count` answers one row `{ n }` for the values, `page`
  * the rows of one page for the same values with `limit` and `offset`.
  */
-export async function countAndPageKept<T, P extends Params>(
+export function countAndPageKept<T, P extends Params>(
   db: Knex,
   count: KeptQuery<P>,
   page: KeptQuery<P & { limit: number; offset: number }>,
@@ -61,12 +69,11 @@ export async function countAndPageKept<T, P extends Params>(
   at: Page,
 ): Promise<Counted<T>> {
   const { sql, bindings } = count.sqlOf(db, values);
-  const cache = (db.client as { transacting?: boolean }).transacting ? undefined : countCacheOf(db.client);
-  const n = cache
-    ? await cache.countSql(db.client, sql, bindings)
-    : Number((await runSql<{ n: number | string }>(db.client, sql, bindings))[0]?.n ?? 0);
-  if (n === 0 || at.offset >= n) return { count: n, rows: [] };
-  return { count: n, rows: await page.rows<T>(db, { ...values, limit: at.limit, offset: at.offset }) };
+  return countThenPage(
+    countRows(db.client, sql, bindings),
+    () => page.rows<T>(db, { ...values, limit: at.limit, offset: at.offset }),
+    at,
+  );
 }
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {
