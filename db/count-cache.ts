@@ -5,7 +5,8 @@ import { runSql } from './kept.ts';
 const DATABASE_STATE = 'select total_changes() as c, data_version as v from pragma_data_version';
 
 /**
- * The totals of list queries on SQLite, kept while the database is unchanged. A count walks every
+ * The totals of list queries on SQLite (and the other numbers read through numberOf, such as the
+ * authentication version every request checks), kept while the database is unchanged. A count walks every
  * matching row, so it costs as much as the history it counts (a company with eight times the data
  * counts eight times as long), while the page after it does not. The database's state is the pair
  * (`total_changes()`, `data_version`) of the one connection: the first moves with every row this
@@ -45,10 +46,11 @@ export function countCacheOf(client: Knex.Client): CountCache | undefined {
 }
 
 /**
- * The count of compiled SQL answering one row `{ n }`: on SQLite outside a transaction through the
- * database's cache, otherwise counted.
+ * The number compiled SQL answers as one row `{ n }` (a count, a version): on SQLite outside a
+ * transaction through the database's cache, so read again only once the database has changed;
+ * otherwise read.
  */
-export async function countRows(
+export async function numberOf(
   client: Knex.Client,
   sql: string,
   bindings: readonly unknown[],

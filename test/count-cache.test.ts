@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { openDb } from '../db/knex.ts';
+import { tokensRepo } from '../db/repos/tokens.ts';
 import { countAndPage } from '../db/repos/util.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 
@@ -103,5 +104,25 @@ describe('list totals kept on SQLite while the database is unchanged', () => {
     expect(await named('Company c1')).to.equal(1);
     expect(await named('nobody')).to.equal(0);
     expect(await total(t.db)).to.equal(2);
+  });
+
+  it('reads the authentication counter once while nothing changed, and again after any change to it', async () => {
+    const version = () => tokensRepo(t.db).authVersion();
+    const start = await version();
+    const again = await statements(t.db, async () => expect(await version()).to.equal(start));
+    expect(again.filter((sql) => sql.includes('auth_version'))).to.deep.equal([]);
+    // A trigger moves it for a change to a firm, on this connection.
+    await t.db('firms').where({ id: firm }).update({ name: 'Firm renamed' });
+    expect(await version()).to.equal(start + 1);
+    // Another connection (a CLI command, a second node) commits.
+    await other('auth_version')
+      .where({ id: 1 })
+      .update({ version: start + 5 });
+    expect(await version()).to.equal(start + 5);
+    await t
+      .db('auth_version')
+      .where({ id: 1 })
+      .update({ version: start + 7 });
+    expect(await version()).to.equal(start + 7);
   });
 });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Firm, User } from '../../core/principal.ts';
+import { numberOf } from '../count-cache.ts';
 import { kept } from '../kept.ts';
 import { toUser } from './users.ts';
 
@@ -87,7 +88,8 @@ const FIRM_COLUMNS = [
 ] as const satisfies readonly (keyof Firm)[];
 
 /** Read on every request (the principal cache checks it), so built once. */
-const authVersionOf = kept((db) => db('auth_version').where({ id: 1 }).first('version'));
+/** As a count ({ n }): on SQLite it is then read again only once the database has changed. */
+const authVersionOf = kept((db) => db('auth_version').where({ id: 1 }).first({ n: 'version' }));
 
 export function tokensRepo(db: Knex) {
   return {
@@ -102,8 +104,8 @@ export function tokensRepo(db: Knex) {
      * firms or company access moves it, so a principal cached at one value is still true while it holds.
      */
     async authVersion(): Promise<number> {
-      const row = await authVersionOf.first<{ version: number | string }>(db, {});
-      return Number(row!.version);
+      const { sql, bindings } = authVersionOf.sqlOf(db, {});
+      return numberOf(db.client, sql, bindings);
     },
     /** A token with its user and the user's firm, in one query: the hot path of every request. */
     async findWithOwner(
