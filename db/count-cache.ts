@@ -26,22 +26,22 @@ export class CountCache {
     this.#entries.clear();
   }
 
-  /** The count of compiled SQL answering one row `{ n }`, from the cache when the database is unchanged. */
-  async countSql(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
+  /** The number compiled SQL answers as one row `{ n }`, from the cache when the database is unchanged. */
+  async number(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
     const key = `${sql}\u0000${JSON.stringify(bindings)}`;
     const rows = await runSql<{ c: number; v: number }>(client, DATABASE_STATE, []);
     const state = `${rows[0]!.c}:${rows[0]!.v}`;
     const kept = this.#entries.get(key);
     if (kept?.state === state) return kept.n;
     // The statement compiled for the key runs as is, rather than being compiled again.
-    const counted = Number((await runSql<{ n: number | string }>(client, sql, bindings))[0]?.n ?? 0);
+    const counted = await readNumber(client, sql, bindings);
     this.#entries.set(key, { state, n: counted });
     return counted;
   }
 }
 
 /** The cache of a SQLite database opened by openDb; none on PostgreSQL, which has no such cheap state of the whole database. */
-export function countCacheOf(client: Knex.Client): CountCache | undefined {
+function countCacheOf(client: Knex.Client): CountCache | undefined {
   return (client.config as { countCache?: CountCache }).countCache;
 }
 
@@ -56,6 +56,9 @@ export async function numberOf(
   bindings: readonly unknown[],
 ): Promise<number> {
   const cache = (client as { transacting?: boolean }).transacting ? undefined : countCacheOf(client);
-  if (cache) return cache.countSql(client, sql, bindings);
+  return cache ? cache.number(client, sql, bindings) : readNumber(client, sql, bindings);
+}
+
+async function readNumber(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
   return Number((await runSql<{ n: number | string }>(client, sql, bindings))[0]?.n ?? 0);
 }

@@ -53,7 +53,7 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
   const countCache = new CountCache();
   const sqliteConnection: SqliteConnectionHolder = {};
   const config: Knex.Config & { countCache: CountCache; sqliteConnection: SqliteConnectionHolder } = {
-    // Read back by countCacheOf (db/count-cache.ts) and runSql (db/kept.ts); knex keeps its config as given.
+    // Read back by numberOf (db/count-cache.ts) and runSql (db/kept.ts); knex keeps its config as given.
     countCache,
     sqliteConnection,
     log,
