@@ -11,4 +11,12 @@ if (major < 22) {
   );
   process.exit(1);
 }
-await import('./entry.ts');
+// Tracing instruments express and knex as they load from node_modules, which the packages bundled into
+// dist/bundle/ never do: with tracing on, the bundle hands over to the compiled modules in dist/cli/.
+const bundled = import.meta.url.endsWith('/dist/bundle/portfolio.js');
+if (bundled && process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+  const compiled = new URL('../cli/entry.js', import.meta.url).href;
+  await import(compiled);
+} else {
+  await import('./entry.ts');
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import PostgresDialect from 'knex/lib/dialects/postgres/index.js';
 import { BoundedMap } from '../core/bounded-map.ts';
 
 // knex publishes no types for its dialect classes; this is the member this file relies on.
@@ -10,8 +10,7 @@ type ClientClass = new (
   _query(connection: unknown, obj: unknown): Promise<unknown>;
 };
 
-const require = createRequire(import.meta.url);
-const PgClient = require('knex/lib/dialects/postgres/index.js') as ClientClass;
+const PgClient = PostgresDialect as ClientClass;
 
 /** The slice of a pg client this file uses: pg keeps the text of each statement it prepared by name. */
 interface Connection {

@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import BetterSqlite3Dialect from 'knex/lib/dialects/better-sqlite3/index.js';
+import SqliteTransactionClass from 'knex/lib/dialects/sqlite3/execution/sqlite-transaction.js';
 import { BoundedMap } from '../core/bounded-map.ts';
 
 // knex publishes no types for its dialect classes; these are the two members this file relies on.
@@ -36,10 +37,8 @@ interface QueryObject {
 /** Statements kept per connection; a query shape used less recently than this many others is prepared again. */
 const STATEMENTS_PER_CONNECTION = 500;
 
-const require = createRequire(import.meta.url);
-const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as ClientClass;
-const SqliteTransaction =
-  require('knex/lib/dialects/sqlite3/execution/sqlite-transaction.js') as TransactionClass;
+const BetterSqlite3Client = BetterSqlite3Dialect as ClientClass;
+const SqliteTransaction = SqliteTransactionClass as TransactionClass;
 
 /**
  * Every transaction takes SQLite's write lock when it begins. A deferred transaction that reads and then

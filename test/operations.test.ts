@@ -314,6 +314,7 @@ describe('portfolio under an unsupported Node', function () {
 
   for (const [label, entry] of [
     ['the compiled command (dist/cli/portfolio.js)', 'dist/cli/portfolio.js'],
+    ['the bundled command (dist/bundle/portfolio.js)', 'dist/bundle/portfolio.js'],
     ['the sources through tsx (cli/portfolio.mjs)', 'cli/portfolio.mjs'],
   ] as const) {
     it(`${label} prints one line naming the Node it needs and exits 1`, async function () {

@@ -15,8 +15,8 @@ function checkBuilt(file: string): string {
   return file;
 }
 
-/** The `portfolio` command, relative to the project root. */
-export const cliEntry = compiled ? checkBuilt('dist/cli/portfolio.js') : 'cli/portfolio.mjs';
+/** The `portfolio` command, relative to the project root: the bundle npm start and npx portfolio run. */
+export const cliEntry = compiled ? checkBuilt('dist/bundle/portfolio.js') : 'cli/portfolio.mjs';
 
 /** The server module: server/http.ts, or its compiled dist/server/http.js. */
 export async function serverModules(): Promise<{
