@@ -24,9 +24,9 @@ function newestIn(dir) {
   return Math.max(newest, statSync(dir).mtimeMs);
 }
 
-/** True when dist/ was built after the last change to any source file. */
+/** True when dist/ was built, bundle included, after the last change to any source file. */
 export function buildIsCurrent(root = projectRoot) {
-  if (!existsSync(stamp(root))) return false;
+  if (!existsSync(stamp(root)) || !existsSync(join(root, 'dist', 'bundle', 'portfolio.js'))) return false;
   const built = statSync(stamp(root)).mtimeMs;
   const sources = Math.max(
     ...sourceDirs

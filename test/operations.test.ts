@@ -338,10 +338,10 @@ describe('portfolio under an unsupported Node', function () {
 describe('npm start', function () {
   this.timeout(180_000);
 
-  it('tells a current build from sources changed since (file edited, added or removed)', () => {
+  it('tells a current build from sources changed since (file edited, added or removed) and from one without its bundle', () => {
     const project = mkdtempSync(join(tmpdir(), 'pds-build-'));
     try {
-      for (const d of ['cli', 'server', 'dist', 'db/migrations'])
+      for (const d of ['cli', 'server', 'dist/bundle', 'db/migrations'])
         mkdirSync(join(project, d), { recursive: true });
       for (const f of ['tsconfig.json', 'tsconfig.build.json', 'cli/main.ts', 'db/migrations/001.ts'])
         writeFileSync(join(project, f), '');
@@ -359,6 +359,8 @@ describe('npm start', function () {
         utimesSync(join(project, f), past, past);
       expect(buildIsCurrent(project), 'no stamp yet').to.equal(false);
       writeFileSync(join(project, 'dist/.build-stamp'), '');
+      expect(buildIsCurrent(project), 'a build from before the bundle').to.equal(false);
+      writeFileSync(join(project, 'dist/bundle/portfolio.js'), '');
       expect(buildIsCurrent(project)).to.equal(true);
       const later = new Date(Date.now() + 10_000);
       utimesSync(join(project, 'db/migrations/001.ts'), later, later);
