@@ -50,7 +50,8 @@ export function compiler() {
 /**
  * Packages that stay outside the bundle: native drivers, packages that find their own files at run
  * time (pino's transports start worker threads by module path, swagger-ui-dist is served from its
- * folder, OpenTelemetry's tracing registers a module loader hook; its API, which prom-client uses, is inside) and the drivers knex names but that are not installed.
+ * folder, OpenTelemetry's tracing registers a module loader hook; its API, which prom-client uses, is
+ * inside) and the drivers knex names but that are not installed.
  */
 const external = [
   'better-sqlite3',
@@ -78,7 +79,7 @@ const external = [
 
 /**
  * The compiled `portfolio` command and the document-parsing child as a few files in dist/bundle/, with
- * the JavaScript packages they use inside: a start reads about forty files instead of a thousand.
+ * the JavaScript packages they use inside: a start opens about a hundred files instead of twelve hundred.
  * Lazily loaded parts (the MCP server, the import command, tracing) stay separate chunks, loaded when used.
  * dist/bundle/ sits one folder below dist/ like the compiled modules, so their relative paths hold.
  */
