@@ -118,8 +118,10 @@ function workServer(url: string, publicUrl: string) {
     ),
     funds: prepare(
       'b_funds',
+      // The service's statement (db/repos/util.ts whereInJson): the ids as one bound JSON array.
       postgres
-        ? 'select company_id, fund_id from company_funds where company_id = any(?::text[]) order by company_id, fund_id'
+        ? 'select company_id, fund_id from company_funds where company_id in ' +
+            '(select json_array_elements_text(?::json)) order by company_id, fund_id'
         : 'select company_id, fund_id from company_funds where company_id in (select value from json_each(?)) ' +
             'order by company_id, fund_id',
     ),
@@ -235,7 +237,7 @@ function workServer(url: string, publicUrl: string) {
     const ids = rows.map((r) => r.id as string);
     const funds = new Map<string, string[]>(ids.map((id) => [id, []]));
     if (ids.length > 0) {
-      for (const f of await q.funds([postgres ? ids : JSON.stringify(ids)])) {
+      for (const f of await q.funds([JSON.stringify(ids)])) {
         funds.get(f.company_id as string)!.push(f.fund_id as string);
       }
     }

@@ -132,6 +132,27 @@ function compile<P extends Params>(db: Knex, values: P, build: (db: Knex, p: P) 
 
 let runs = 0;
 
+/**
+ * SQL with its placeholders numbered as the client's driver wants them ($1, $2… on PostgreSQL), per
+ * dialect: the same kept texts come back on every request, and numbering walks the whole text.
+ */
+const positioned = new Map<string, BoundedMap<string, string>>();
+const POSITIONED_TEXTS = 2_000;
+
+function positionedSql(client: RunningClient, sql: string): string {
+  const dialect = String((client as { dialect?: string }).dialect);
+  let texts = positioned.get(dialect);
+  if (!texts) {
+    texts = new BoundedMap(POSITIONED_TEXTS);
+    positioned.set(dialect, texts);
+  }
+  const known = texts.get(sql);
+  if (known !== undefined) return known;
+  const text = client.positionBindings(sql);
+  texts.set(sql, text);
+  return text;
+}
+
 /** The knex client members runSql uses beyond the typed ones. */
 type RunningClient = Knex.Client & {
   transacting?: boolean;
@@ -179,7 +200,7 @@ export async function runSql<T>(
     return Array.isArray(result) ? result : result.rows;
   }
   const obj = {
-    sql: client.positionBindings(sql),
+    sql: positionedSql(client, sql),
     bindings: [...bindings],
     method: 'select',
     options: {},

@@ -44,7 +44,18 @@ const named = new WeakMap<Connection, Set<string>>();
  */
 export class PreparingPgClient extends PgClient {
   override async _query(connection: unknown, query: unknown): Promise<unknown> {
-    const obj = query as QueryObject;
+    const obj = query as QueryObject & { response?: unknown };
+    // Rows come as arrays and become objects here (see objectRows), unless the query chose a row mode.
+    if (obj.options?.rowMode !== undefined) return this.prepared(connection, obj);
+    obj.options = { ...obj.options, rowMode: 'array' };
+    const result = await this.prepared(connection, obj);
+    for (const response of Array.isArray(obj.response) ? obj.response : [obj.response])
+      objectRows(response as ArrayResult | undefined);
+    return result;
+  }
+
+  // A plain method, not a private one: knex runs a transaction's queries through Object.create(client).
+  async prepared(connection: unknown, obj: QueryObject): Promise<unknown> {
     const conn = connection as Connection;
     const name = statementName(conn, obj);
     if (!name) return super._query(connection, obj);
@@ -64,6 +75,43 @@ export class PreparingPgClient extends PgClient {
       return super._query(connection, obj);
     }
   }
+}
+
+/** A result as pg answers it in the array row mode. */
+interface ArrayResult {
+  rows: unknown[];
+  fields?: { name: string }[];
+}
+
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+
+/** Row builders by their columns' names: a few dozen statements' shapes in all. */
+const builders = new BoundedMap<string, RowBuilder>(STATEMENTS_PER_CONNECTION);
+
+/**
+ * The result's rows as objects, in place. pg builds each row by copying an object of the statement's
+ * columns and then setting them one by one; past a few shapes of statement that copy takes V8's slow
+ * path, which lays each row out anew and grows its storage as the columns come (two to three times the
+ * memory of the row, and the time with it). A builder made once per list of columns writes each row
+ * as one object literal of that shape instead. A later column of the same name wins, as in pg.
+ */
+function objectRows(result: ArrayResult | undefined): void {
+  const fields = result?.fields;
+  if (!result || !fields || result.rows.length === 0) return;
+  const names = fields.map((f) => f.name);
+  const key = names.join('\u0000');
+  let build = builders.get(key);
+  if (!build) {
+    // The names are the statement's own column names, quoted (a name is never code); a column named
+    // __proto__ is a computed key, so that it is an own property rather than the row's prototype.
+    const entries = names.map(
+      (n, i) => `${n === '__proto__' ? `[${JSON.stringify(n)}]` : JSON.stringify(n)}: v[${i}]`,
+    );
+    build = new Function('v', `return { ${entries.join(', ')} };`) as RowBuilder;
+    builders.set(key, build);
+  }
+  const rows = result.rows;
+  for (let i = 0; i < rows.length; i++) rows[i] = build(rows[i] as unknown[]);
 }
 
 /** Statement names by SQL: the same texts come back on every request (kept queries are the same strings). */

@@ -180,13 +180,15 @@ export async function serveRoute(route: Route, ctx: ToolContext, req: Request, r
 
 /**
  * A JSON answer written directly: what express's res.json writes for a body (ETags are off), without
- * its content negotiation and freshness checks, which a read's answer never needs.
+ * its content negotiation and freshness checks, which a read's answer never needs. The body goes out as
+ * bytes: node then writes the headers and the body side by side, where a string body is first joined to
+ * the headers' text and copied again whole.
  */
 function sendJson(res: Response, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
+  const json = Buffer.from(JSON.stringify(body));
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.setHeader('Content-Length', json.length);
   res.end(res.req.method === 'HEAD' ? undefined : json);
 }
 

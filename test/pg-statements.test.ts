@@ -60,4 +60,29 @@ import { postgresTestDb, postgresUrl, type TestDb } from './helpers/db.ts';
     expect(await all()).to.include({ id: 'f1', extra: 'added' });
     expect(await all()).to.include({ id: 'f1', extra: 'added' });
   });
+
+  it('answers rows as plain objects of their columns, a later column of a name winning, __proto__ an own column', async () => {
+    const { rows } = (await db.raw(
+      `select 'f1' as id, 1 as n, null as gone, 'first' as dup, 'second' as dup, 'p' as "__proto__"`,
+    )) as { rows: Record<string, unknown>[] };
+    expect(rows).to.have.length(1);
+    const [row] = rows as [Record<string, unknown>];
+    expect(Object.getPrototypeOf(row)).to.equal(Object.prototype);
+    expect(Object.keys(row)).to.deep.equal(['id', 'n', 'gone', 'dup', '__proto__']);
+    expect(row).to.include({ id: 'f1', n: 1, gone: null, dup: 'second' });
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).to.equal('p');
+    // Many rows of one shape, and a shape of the same names in another order.
+    const many = await db.raw('select g as a, g * 2 as b from generate_series(1, 3) g');
+    expect(many.rows).to.deep.equal([
+      { a: 1, b: 2 },
+      { a: 2, b: 4 },
+      { a: 3, b: 6 },
+    ]);
+    expect((await db.raw('select 2 as b, 1 as a')).rows).to.deep.equal([{ b: 2, a: 1 }]);
+  });
+
+  it('keeps the row mode a query asks for', async () => {
+    const arrays = await db('firms').where({ id: 'f1' }).select('id', 'name').options({ rowMode: 'array' });
+    expect(arrays).to.deep.equal([['f1', 'Firm']]);
+  });
 });

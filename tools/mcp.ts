@@ -335,8 +335,9 @@ export async function serveToolCall(
   const { content, structuredContent, isError } = await callTool(ctx, options, tool, params.arguments ?? {});
   // The SDK's order: a result's fields as its schema lists them, then the JSON-RPC envelope.
   const result = { content, structuredContent, isError };
-  const json = JSON.stringify({ result, jsonrpc: '2.0', id });
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
+  // As bytes, as rest/adapter.ts's sendJson writes them.
+  const json = Buffer.from(JSON.stringify({ result, jsonrpc: '2.0', id }));
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': json.length });
   res.end(json);
   return true;
 }

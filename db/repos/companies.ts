@@ -3,7 +3,14 @@ import type { Scope } from '../../core/principal.ts';
 import { kept } from '../kept.ts';
 import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
-import { containsPattern, countAndPageKept, isUniqueViolation, scoped, whereLike } from './util.ts';
+import {
+  containsPattern,
+  countAndPageKept,
+  isUniqueViolation,
+  scoped,
+  whereInJson,
+  whereLike,
+} from './util.ts';
 
 export interface CompanyRow {
   id: string;
@@ -108,9 +115,8 @@ const oneOf = kept(
     return (p.id ? qb.where('companies.id', p.id) : qb.where('companies.slug', p.slug!)).first();
   },
 );
-const fundsOf = kept((db, p: { ids: readonly string[] }) =>
-  db('company_funds')
-    .whereIn('company_id', p.ids)
+const fundsOf = kept((db, p: { ids: string }) =>
+  whereInJson(db, db('company_funds'), 'company_id', p.ids)
     .orderBy(['company_id', 'fund_id'])
     .select('company_id', 'fund_id'),
 );
@@ -119,7 +125,7 @@ export function companiesRepo(db: Knex) {
   async function withFunds(rows: CompanyRow[]): Promise<CompanyWithFunds[]> {
     if (rows.length === 0) return [];
     const links = await fundsOf.rows<{ company_id: string; fund_id: string }>(db, {
-      ids: rows.map((r) => r.id),
+      ids: JSON.stringify(rows.map((r) => r.id)),
     });
     const byCompany = new Map<string, string[]>();
     for (const l of links) {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import { numberOf } from '../count-cache.ts';
 import type { KeptQuery, Params } from '../kept.ts';
+import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
 
 export type QB = Knex.QueryBuilder;
@@ -14,6 +15,16 @@ export function bool(v: unknown): boolean {
 /** A LIKE pattern for a case-insensitive substring, with the wildcards of the input escaped. */
 export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * `column` in a list of strings given as one bound JSON array: one statement (and one prepared plan) for
+ * any length, where an IN list binds every item and makes a statement of each length.
+ */
+export function whereInJson(db: Knex, qb: QB, column: string, json: string): QB {
+  return isPostgres(db)
+    ? qb.whereRaw('?? in (select json_array_elements_text(?::json))', [column, json])
+    : qb.whereRaw('?? in (select value from json_each(?))', [column, json]);
 }
 
 export function whereContains(qb: QB, column: string, text: string): QB {
