@@ -1,4 +1,5 @@
 import { Inflate } from 'fflate';
+import { groupThousands } from './grouping.ts';
 
 /** A zip archive that cannot be read, or one that would read beyond a limit; the message says which. */
 export class ZipError extends Error {
@@ -81,7 +82,7 @@ export function listZip(
   if (count === 0xffff || size === 0xffffffff || start === 0xffffffff)
     throw new ZipError('a zip64 archive, which is not supported');
   if (count > limits.maxEntries)
-    throw new ZipError(`a zip archive of more than ${limits.maxEntries.toLocaleString('en')} entries`);
+    throw new ZipError(`a zip archive of more than ${groupThousands(limits.maxEntries)} entries`);
   if (start + size > end) throw new ZipError('a damaged zip archive (central directory out of bounds)');
   const entries: ZipEntry[] = [];
   let at = start;

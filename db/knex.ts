@@ -12,6 +12,9 @@ export function isPostgres(db: Knex): boolean {
   return (db.client as { dialect?: string }).dialect === 'postgresql';
 }
 
+/** SQLite's page cache of the service's connection, KiB (see openDb). */
+export const SQLITE_CACHE_KIB = 4000;
+
 /** FULL: an acknowledged write survives power loss. NORMAL (in WAL mode): it survives a process crash only. */
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
 
@@ -69,6 +72,10 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
         conn.pragma(`synchronous = ${synchronous}`);
         conn.pragma('foreign_keys = ON');
         conn.pragma('busy_timeout = 5000');
+        // SQLite's own page cache, on top of the operating system's, which keeps the file's pages anyway:
+        // better-sqlite3 sets it to 16 MB, all of it resident once a large database is read. 4 MB
+        // answered the bench's deep pages at the same speed with 12–14 MB less peak memory.
+        conn.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
         // A new connection's change counters start again: totals kept under the old ones must go.
         countCache.clear();
         sqliteConnection.current = conn;

@@ -229,3 +229,15 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe('SQLite memory settings', () => {
+  it("keeps SQLite's page cache to 4 MB (better-sqlite3 would keep 16 MB resident)", async () => {
+    const db = openDb(`sqlite:${join(mkdtempSync(join(tmpdir(), 'pds-cache-')), 'x.db')}`);
+    try {
+      const rows = (await db.raw('pragma cache_size')) as { cache_size: number }[];
+      expect(rows[0]!.cache_size).to.equal(-4000);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -1,12 +1,11 @@
 // Keeps every tool result within what a model can read: about 25,000 tokens.
+import { groupThousands } from '../core/grouping.ts';
 
 /** Largest JSON text of one tool result, in characters (about 25,000 tokens). */
 export const MAX_RESULT_CHARS = 100_000;
 
 /** The longest text fields are cut to these lengths in turn until the result fits. */
 const STRING_LIMITS = [10_000, 2_000] as const;
-
-const grouped = new Intl.NumberFormat('en-US');
 
 /**
  * `text` cut after `max` characters with an explicit marker saying how much is missing and `hint`,
@@ -19,7 +18,7 @@ export function truncateText(text: string, max: number, hint: string): string {
   const last = text.charCodeAt(cut - 1);
   if (cut > 0 && last >= 0xd800 && last <= 0xdbff) cut -= 1;
   const rest = text.length - cut;
-  return `${text.slice(0, cut)}… [truncated: ${grouped.format(rest)} more characters; ${hint}]`;
+  return `${text.slice(0, cut)}… [truncated: ${groupThousands(rest)} more characters; ${hint}]`;
 }
 
 export interface TextContent {
