@@ -2,7 +2,7 @@
 // period, stocks taken at its end. Shared by get_company_performance and get_budget_variance.
 import { z } from 'zod';
 import * as D from '../../core/decimal.ts';
-import { bucket, isStock, type Month, monthText, type Observation } from './series.ts';
+import { bucket, byCodeUnits, isStock, type Month, monthText, type Observation } from './series.ts';
 
 export const PERIOD_UNITS = ['month', 'quarter', 'year'] as const;
 export type PeriodUnit = (typeof PERIOD_UNITS)[number];
@@ -34,7 +34,7 @@ export function flowActual<T extends { cadence: string; date: string }>(
   const period = figurePeriod(figure.cadence, figure.date);
   return actuals
     .filter((a) => a.cadence === figure.cadence && figurePeriod(a.cadence, a.date) === period)
-    .sort((a, b) => a.date.localeCompare(b.date))
+    .sort((a, b) => byCodeUnits(a.date, b.date))
     .at(-1);
 }
 
