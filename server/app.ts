@@ -80,11 +80,13 @@ export function createApp(appDeps: AppDeps): express.Express {
   requestMetrics(app, deps);
   securityHeaders(app);
   metricsEndpoint(app, deps);
-  frontDoor(app, deps);
   probes(app, deps);
-  signIn(app, deps);
+  // The API before the pages: express tries each stage's routes in turn, and most requests are API
+  // calls, which no page or sign-in route answers (their paths are apart).
   mcpEndpoint(app, deps);
   restRoutes(app, deps);
+  frontDoor(app, deps);
+  signIn(app, deps);
   notFound(app);
   errors(app, deps);
   return app;
