@@ -51,12 +51,17 @@ const START_RUNS = 5;
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const PUBLIC_URL = 'http://bench.local';
 const node = join(root, 'node_modules/.bin/node');
-/** `npm start`'s command from package.json (heap flags, scripts/start.mjs): what operators run. */
-const startCommand = (
+/**
+ * `npm start`'s command from package.json (heap flags, scripts/start.mjs): what operators run. Its
+ * leading NAME=value words are the environment it sets (the allocator's arena limit).
+ */
+const startWords = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-).scripts.start
-  .split(' ')
-  .slice(1);
+).scripts.start.split(' ');
+const startEnv = Object.fromEntries(
+  startWords.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => w.split('=', 2) as [string, string]),
+);
+const startCommand = startWords.filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w)).slice(1);
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -124,6 +129,7 @@ async function launch(command: string[], env: Record<string, string>, health: st
 
 const service = (url: string) => launch([node, ...startCommand], serviceEnv(url), '/readyz');
 const serviceEnv = (url: string) => ({
+  ...startEnv,
   DATABASE_URL: url,
   PUBLIC_URL,
   RATE_LIMIT_PER_MINUTE: '100000000',
@@ -606,7 +612,9 @@ function report(
       '(service, same-work baseline, same-bytes baseline for each case in turn), medians' +
       `${quick ? ' — the quick mode: a tenth of the 2.4-million-row firm, shorter rounds, the portfolio calls at 24 months instead of 120' : ''}. ` +
       'The service is the compiled build as `npm start` ' +
-      `runs it (\`node ${startCommand.join(' ')}\`).`,
+      `runs it (\`${Object.entries(startEnv)
+        .map(([k, v]) => `${k}=${v} `)
+        .join('')}node ${startCommand.join(' ')}\`).`,
     '',
     `Load average (1, 5, 15 minutes; the machine is shared with other work): ${loads(load.start)} at the start, ` +
       `${loads(load.end)} at the end.`,
