@@ -13,7 +13,7 @@ export function isPostgres(db: Knex): boolean {
 }
 
 /** SQLite's page cache of the service's connection, KiB (see openDb). */
-export const SQLITE_CACHE_KIB = 4000;
+const SQLITE_CACHE_KIB = 4000;
 
 /** FULL: an acknowledged write survives power loss. NORMAL (in WAL mode): it survives a process crash only. */
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
