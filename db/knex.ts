@@ -86,9 +86,18 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
   return knexFactory(config);
 }
 
+/**
+ * Applies the pending migrations. A database that already holds exactly this version's migrations (every
+ * start but the first after an upgrade) is only read: knex's own pass takes its lock in a transaction and
+ * reads the schema twice, a dozen statements. Anything else goes through knex, which also refuses a
+ * database migrated by a newer version (a migration it does not know).
+ */
 export async function migrateLatest(db: Knex): Promise<string[]> {
-  const [, applied] = await db.migrate.latest({ migrationSource });
-  return applied as string[];
+  const { applied, pending } = await migrationStatus(db);
+  const known = new Set(await knownMigrations());
+  if (pending.length === 0 && applied.every((name) => known.has(name))) return [];
+  const [, done] = await db.migrate.latest({ migrationSource });
+  return done as string[];
 }
 
 /** The migrations this version knows, in the order they apply. */

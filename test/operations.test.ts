@@ -14,6 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { migrateLatest } from '../db/knex.ts';
 import { migrationSource } from '../db/migrations/index.ts';
 import { DEMO } from '../db/seeds/demo.ts';
 import { buildIsCurrent } from '../scripts/build.mjs';
@@ -271,6 +272,32 @@ for (const dialect of dialects) {
       expect((await portfolio(t.url, ['migrate', '--status'])).stdout).to.include(
         'the database is up to date',
       );
+    });
+
+    it('starts on an up-to-date database by reading what is applied, and refuses one a newer version migrated', async () => {
+      await migrateLatest(t.db);
+      const statements: string[] = [];
+      const record = (q: { sql: string }) => statements.push(q.sql);
+      t.db.on('query', record);
+      try {
+        expect(await migrateLatest(t.db)).to.deep.equal([]);
+      } finally {
+        t.db.off('query', record);
+      }
+      expect(statements.join('\n')).to.not.match(/knex_migrations_lock|begin|update|insert/i);
+      expect(statements.length).to.be.at.most(2);
+
+      const newer = '999_from_a_newer_version.ts';
+      await t.db('knex_migrations').insert({ name: newer, batch: 999, migration_time: new Date() });
+      try {
+        let refused: unknown;
+        await migrateLatest(t.db).catch((err: unknown) => {
+          refused = err;
+        });
+        expect(String(refused)).to.match(new RegExp(`corrupt.*${newer}`));
+      } finally {
+        await t.db('knex_migrations').where({ name: newer }).delete();
+      }
     });
 
     if (dialect.name === 'postgres') {
