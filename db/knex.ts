@@ -93,9 +93,9 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
  * database migrated by a newer version (a migration it does not know).
  */
 export async function migrateLatest(db: Knex): Promise<string[]> {
-  const { applied, pending } = await migrationStatus(db);
-  const known = new Set(await knownMigrations());
-  if (pending.length === 0 && applied.every((name) => known.has(name))) return [];
+  const known = await knownMigrations();
+  const applied = new Set(await appliedMigrations(db));
+  if (applied.size === known.length && known.every((name) => applied.has(name))) return [];
   const [, done] = await db.migrate.latest({ migrationSource });
   return done as string[];
 }
@@ -115,10 +115,15 @@ export interface MigrationStatus {
 /** What `migrateLatest` would do, without doing it (nothing is created in the database). */
 export async function migrationStatus(db: Knex): Promise<MigrationStatus> {
   const known = await knownMigrations();
-  const applied = (await db.schema.hasTable('knex_migrations'))
+  const applied = await appliedMigrations(db);
+  return { applied, pending: known.filter((name) => !applied.includes(name)) };
+}
+
+/** The migrations applied to a database, in the order they were (none before the first). */
+async function appliedMigrations(db: Knex): Promise<string[]> {
+  return (await db.schema.hasTable('knex_migrations'))
     ? ((await db('knex_migrations').orderBy('id').pluck('name')) as string[])
     : [];
-  return { applied, pending: known.filter((name) => !applied.includes(name)) };
 }
 
 export async function migrateRollbackAll(db: Knex): Promise<void> {
