@@ -4,3 +4,5 @@ export function buildIsCurrent(root?: string): boolean;
 export function build(): number;
 /** The path of TypeScript's tsc; undefined in an install without development dependencies. */
 export function compiler(): string | undefined;
+/** Rewrites the JavaScript files of `dir` in ASCII (`\uXXXX` escapes); throws on a line or paragraph separator. */
+export function asciiSources(dir: string): void;

@@ -11,13 +11,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { migrateLatest } from '../db/knex.ts';
 import { migrationSource } from '../db/migrations/index.ts';
 import { DEMO } from '../db/seeds/demo.ts';
-import { buildIsCurrent } from '../scripts/build.mjs';
+import { asciiSources, buildIsCurrent } from '../scripts/build.mjs';
 import { cliEntry } from './helpers/build.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
@@ -400,6 +400,39 @@ describe('npm start', function () {
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
+  });
+
+  it('writes the bundle in ASCII, escaping what esbuild leaves (comments), with the same meaning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pds-ascii-'));
+    try {
+      const source =
+        "export class K {\n  // a dependency's comment \u2014 with a dash\n" +
+        "  static s = 'caf\u00e9 \u2026 \u{1F600}';\n  static r = /[\u00e9-\u00fc]+/u;\n}\n";
+      writeFileSync(join(dir, 'chunk.js'), source);
+      writeFileSync(join(dir, 'plain.js'), 'export const n = 1;\n');
+      writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+      asciiSources(dir);
+      const written = readFileSync(join(dir, 'chunk.js'), 'utf8');
+      expect(written).not.to.match(/[\u0080-\uffff]/);
+      expect(written).to.include('\\u2014');
+      const { K } = await import(pathToFileURL(join(dir, 'chunk.js')).href);
+      expect(K.s).to.equal('caf\u00e9 \u2026 \u{1F600}');
+      expect(K.r.test('\u00fcber')).to.equal(true);
+      expect(readFileSync(join(dir, 'plain.js'), 'utf8')).to.equal('export const n = 1;\n');
+      writeFileSync(join(dir, 'separator.js'), '// a comment\u2028export const x = 1;\n');
+      expect(() => asciiSources(dir)).to.throw(/separator.js holds a line or paragraph separator/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ships a bundle written in ASCII', function () {
+    if (!buildIsCurrent()) this.skip(); // sources edited since the last build: npm run build
+    const bundle = join(root, 'dist', 'bundle');
+    const files = readdirSync(bundle).filter((f) => f.endsWith('.js'));
+    expect(files).to.include('portfolio.js');
+    const wide = files.filter((f) => /[\u0080-\uffff]/.test(readFileSync(join(bundle, f), 'utf8')));
+    expect(wide, 'files with characters beyond ASCII').to.deep.equal([]);
   });
 
   it('serves /healthz soon after spawn on an existing build and database, without compiling', async function () {
