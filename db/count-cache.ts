@@ -62,3 +62,59 @@ export async function numberOf(
 async function readNumber(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
   return Number((await runSql<{ n: number | string }>(client, sql, bindings))[0]?.n ?? 0);
 }
+
+/** A transaction snapshot as PostgreSQL writes it (`xmin:xmax:xip,…`), of the statement that reads it. */
+const SNAPSHOT = 'txid_current_snapshot()::text';
+
+/**
+ * List totals on PostgreSQL kept under the snapshot they were counted in, for totals of at least
+ * `worthFrom` rows. PostgreSQL has no cheap database-wide change counter, but a snapshot says which
+ * transactions a statement sees: two statements whose snapshots read the same (no transaction ended in
+ * between, committed or not) see the same rows. A large total costs as much as the rows it counts (a
+ * company's metrics at eight times the history take eight times as long); reading the snapshot costs a
+ * round trip, so it is read only before a count that was large the last time, and small totals are
+ * always counted. The count and its snapshot come from one statement, so they agree.
+ */
+export class SnapshotTotals {
+  readonly #entries: BoundedMap<string, { snapshot: string; n: number }>;
+
+  constructor(
+    readonly worthFrom = 5_000,
+    maxEntries = 2_000,
+  ) {
+    this.#entries = new BoundedMap(maxEntries);
+  }
+
+  /** The total compiled SQL answers as one row `{ n }`, kept while the snapshot reads the same. */
+  async number(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
+    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+    const kept = this.#entries.get(key);
+    if (kept) {
+      const [now] = await runSql<{ s: string }>(client, `select ${SNAPSHOT} as s`, []);
+      if (now?.s === kept.snapshot) return kept.n;
+    }
+    const [row] = await runSql<{ n: number | string; s: string }>(
+      client,
+      `select counted.n, ${SNAPSHOT} as s from (${sql}) as counted`,
+      bindings,
+    );
+    const n = Number(row?.n ?? 0);
+    if (n >= this.worthFrom && row) this.#entries.set(key, { snapshot: row.s, n });
+    else this.#entries.delete(key);
+    return n;
+  }
+}
+
+/**
+ * A list's total (compiled SQL answering one row `{ n }`): on SQLite through the database's cache, on
+ * PostgreSQL kept under its snapshot when large, inside a transaction always counted.
+ */
+export async function totalOf(
+  client: Knex.Client,
+  sql: string,
+  bindings: readonly unknown[],
+): Promise<number> {
+  if ((client as { transacting?: boolean }).transacting) return readNumber(client, sql, bindings);
+  const totals = (client.config as { snapshotTotals?: SnapshotTotals }).snapshotTotals;
+  return totals ? totals.number(client, sql, bindings) : numberOf(client, sql, bindings);
+}

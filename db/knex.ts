@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import type { Logger } from '../core/logger.ts';
-import { CountCache } from './count-cache.ts';
+import { CountCache, SnapshotTotals } from './count-cache.ts';
 import type { SqliteConnectionHolder } from './kept.ts';
 import { migrationSource } from './migrations/index.ts';
 import { PreparingPgClient } from './pg-client.ts';
@@ -43,14 +43,17 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
   const synchronous = options.sqliteSynchronous ?? 'FULL';
   const log = knexLog(options.logger);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return knexFactory({
+    const config: Knex.Config & { snapshotTotals: SnapshotTotals } = {
+      // Read back by totalOf (db/count-cache.ts).
+      snapshotTotals: new SnapshotTotals(),
       log,
       client: PreparingPgClient as unknown as typeof knexFactory.Client,
       connection: url,
       pool: { min: 0, max: 10 },
       // Fail a request after 5 s without a connection (database down or pool exhausted): a 503, not a hang.
       acquireConnectionTimeout: 5000,
-    });
+    };
+    return knexFactory(config);
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
   const countCache = new CountCache();

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
-import { numberOf } from '../count-cache.ts';
+import { totalOf } from '../count-cache.ts';
 import type { KeptQuery, Params } from '../kept.ts';
 import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
@@ -62,7 +62,7 @@ export function countAndPage<T>(
 ): Promise<Counted<T>> {
   const { sql, bindings } = base.clone().clearSelect().clearOrder().count({ n: '*' }).toSQL();
   return countThenPage(
-    numberOf(base.client, sql, bindings),
+    totalOf(base.client, sql, bindings),
     async () => (await order(select(base.clone())).limit(page.limit).offset(page.offset)) as T[],
     page,
   );
@@ -81,7 +81,7 @@ export function countAndPageKept<T, P extends Params>(
 ): Promise<Counted<T>> {
   const { sql, bindings } = count.sqlOf(db, values);
   return countThenPage(
-    numberOf(db.client, sql, bindings),
+    totalOf(db.client, sql, bindings),
     () => page.rows<T>(db, { ...values, limit: at.limit, offset: at.offset }),
     at,
   );
