@@ -4,6 +4,9 @@ import { runSql } from './kept.ts';
 
 const DATABASE_STATE = 'select total_changes() as c, data_version as v from pragma_data_version';
 
+/** The key a number is kept under: the compiled statement and its values. */
+const keyOf = (sql: string, bindings: readonly unknown[]) => `${sql}\u0000${JSON.stringify(bindings)}`;
+
 /**
  * The totals of list queries on SQLite (and the other numbers read through numberOf, such as the
  * authentication version every request checks), kept while the database is unchanged. A count walks every
@@ -28,7 +31,7 @@ export class CountCache {
 
   /** The number compiled SQL answers as one row `{ n }`, from the cache when the database is unchanged. */
   async number(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
-    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+    const key = keyOf(sql, bindings);
     const rows = await runSql<{ c: number; v: number }>(client, DATABASE_STATE, []);
     const state = `${rows[0]!.c}:${rows[0]!.v}`;
     const kept = this.#entries.get(key);
@@ -87,7 +90,7 @@ export class SnapshotTotals {
 
   /** The total compiled SQL answers as one row `{ n }`, kept while the snapshot reads the same. */
   async number(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
-    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+    const key = keyOf(sql, bindings);
     const kept = this.#entries.get(key);
     if (kept) {
       const [now] = await runSql<{ s: string }>(client, `select ${SNAPSHOT} as s`, []);
