@@ -1,22 +1,120 @@
 import type { ZipReader } from '../core/zip.ts';
+import { ODF_OFFICE, ODF_TABLE, ODF_TEXT } from './namespaces.ts';
 import { flat, MAX_CELL_CHARS, type SheetText, Unparseable } from './output.ts';
-import { attribute, readXml } from './xml.ts';
+import { readXml, type XmlElement } from './xml.ts';
+
+/** A run of equal cells in an OpenDocument table row: what the cell holds and how often it repeats. */
+export interface OdsCell {
+  /** The cell's text, its paragraphs, spaces, tabs and line breaks each a space; cut at 32,767 characters. */
+  text: string;
+  /** `office:value-type` (float, percentage, currency, date, time, boolean, string), or '' for none. */
+  type: string;
+  /** The typed value as written (`office:value`, `date-value`, `time-value` or `boolean-value`). */
+  value: string | undefined;
+  /** `table:style-name`. */
+  style: string | undefined;
+  /** `table:number-columns-repeated`. */
+  repeat: number;
+}
+
+/** What reads the rows of an OpenDocument spreadsheet. */
+export interface OdsRows {
+  table(name: string): void;
+  /** A row of cell runs, repeated `repeat` times (`table:number-rows-repeated`). */
+  row(cells: OdsCell[], repeat: number): void;
+  /** Cells with content still taken: a row holding more is handed over at once, in part. */
+  readonly cellsLeft: number;
+}
+
+const VALUE_ATTRIBUTES: Record<string, string> = {
+  date: 'date-value',
+  time: 'time-value',
+  boolean: 'boolean-value',
+};
+
+function repeatOf(element: XmlElement, name: string): number {
+  const n = Number(element.attribute(ODF_TABLE, name) ?? 1);
+  return Number.isInteger(n) && n > 0 ? n : 1;
+}
+
+function cellOf(element: XmlElement): OdsCell {
+  const type = element.attribute(ODF_OFFICE, 'value-type') ?? '';
+  return {
+    text: '',
+    type,
+    value: element.attribute(ODF_OFFICE, VALUE_ATTRIBUTES[type] ?? 'value'),
+    style: element.attribute(ODF_TABLE, 'style-name'),
+    repeat: repeatOf(element, 'number-columns-repeated'),
+  };
+}
+
+const isCell = (uri: string, local: string) =>
+  uri === ODF_TABLE && (local === 'table-cell' || local === 'covered-table-cell');
+
+/**
+ * The rows of an OpenDocument spreadsheet's content.xml, streamed, cell runs kept as runs (a row of
+ * 16,384 repeated cells is one run); consecutive empty cells are merged into one run.
+ */
+export function readOdsRows(zip: ZipReader, rows: OdsRows): void {
+  const content = zip.entry('content.xml');
+  if (!content) throw new Unparseable('an OpenDocument file without content');
+  let runs: OdsCell[] | undefined;
+  let withContent = 0;
+  let rowRepeat = 1;
+  let cell: OdsCell | undefined;
+  let tables = 0;
+  const push = (run: OdsCell) => {
+    if (!runs) return;
+    const last = runs[runs.length - 1];
+    const empty = run.text === '' && run.value === undefined;
+    if (empty && last?.text === '' && last.value === undefined) last.repeat += run.repeat;
+    else runs.push(run);
+    if (!empty) withContent += run.repeat;
+    if (withContent > rows.cellsLeft) {
+      rows.row(runs, 1);
+      runs = [];
+      withContent = 0;
+    }
+  };
+  readXml(zip, content, {
+    open(element) {
+      const { uri, local } = element;
+      if (uri === ODF_TABLE && local === 'table') {
+        if (element.selfClosing) return;
+        tables++;
+        rows.table(element.attribute(ODF_TABLE, 'name') ?? `Sheet ${tables}`);
+      } else if (uri === ODF_TABLE && local === 'table-row') {
+        runs = [];
+        withContent = 0;
+        rowRepeat = repeatOf(element, 'number-rows-repeated');
+      } else if (isCell(uri, local)) cell = cellOf(element);
+      else if (cell !== undefined && uri === ODF_TEXT && cell.text.length < MAX_CELL_CHARS) {
+        // A new paragraph, a space run, a tab or a line break inside a cell: a space.
+        if (local === 's' || local === 'tab' || local === 'line-break') cell.text += ' ';
+        else if (local === 'p' && cell.text !== '') cell.text += ' ';
+      }
+    },
+    close({ uri, local }) {
+      if (uri === ODF_TABLE && local === 'table-row' && runs) {
+        rows.row(runs, rowRepeat);
+        runs = undefined;
+      } else if (isCell(uri, local) && cell !== undefined) {
+        cell.text = flat(cell.text);
+        push(cell);
+        cell = undefined;
+      }
+    },
+    text(t) {
+      if (cell !== undefined && cell.text.length < MAX_CELL_CHARS) cell.text += t;
+    },
+  });
+}
 
 /** Repeats above this are what spreadsheet programs write to pad a sheet; they are cut to it. */
 const MAX_REPEAT = 1000;
 
-interface Run {
-  text: string;
-  repeat: number;
-}
-
-function repeatOf(attrs: string, name: string): number {
-  const n = Number(attribute(attrs, name) ?? 1);
-  return Number.isInteger(n) && n > 0 ? n : 1;
-}
-
-/** A row of runs (a cell and its repeat) written `times` times; cells are materialised up to the cap. */
-function writeRow(runs: Run[], times: number, out: SheetText): void {
+/** A row of runs written `times` times as text; cells are materialised up to the output's cap. */
+function writeRow(runs: OdsCell[], times: number, out: SheetText): void {
   const cells: { column: number; text: string }[] = [];
   let column = 0;
   for (const run of runs) {
@@ -35,62 +133,16 @@ function writeRow(runs: Run[], times: number, out: SheetText): void {
   for (let i = 0; i < Math.min(times, MAX_REPEAT); i++) out.row(cells);
 }
 
-/** An OpenDocument spreadsheet's content.xml, streamed; repeats are bounded by the output's caps. */
+/** An OpenDocument spreadsheet as text; repeats are bounded by the output's caps. */
 export function readOds(zip: ZipReader, out: SheetText, found: { pages: number | null }): void {
-  const content = zip.entry('content.xml');
-  if (!content) throw new Unparseable('an OpenDocument file without content');
-  let runs: Run[] | undefined;
-  let withText = 0;
-  let rowRepeat = 1;
-  let cell: string | undefined;
-  let cellRepeat = 1;
-  const push = (run: Run) => {
-    if (!runs) return;
-    const last = runs[runs.length - 1];
-    if (run.text === '' && last?.text === '') last.repeat += run.repeat;
-    else runs.push(run);
-    if (run.text !== '') withText += run.repeat;
-    // A row holding more cells than may still be written is written now, and the cap ends the parse.
-    if (withText > out.cellsLeft) writeRow(runs, 1, out);
-  };
-  readXml(zip, content, {
-    open(name, attrs, selfClosing) {
-      if (name === 'table:table') {
-        if (selfClosing) return;
-        found.pages = out.sheetCount + 1;
-        out.sheet(attribute(attrs, 'table:name') ?? `Sheet ${out.sheetCount + 1}`);
-      } else if (name === 'table:table-row') {
-        if (selfClosing) {
-          out.emptyRow();
-          return;
-        }
-        runs = [];
-        withText = 0;
-        rowRepeat = repeatOf(attrs, 'table:number-rows-repeated');
-      } else if (name === 'table:table-cell' || name === 'table:covered-table-cell') {
-        const repeat = repeatOf(attrs, 'table:number-columns-repeated');
-        if (selfClosing) push({ text: '', repeat });
-        else {
-          cell = '';
-          cellRepeat = repeat;
-        }
-      } else if (cell !== undefined && cell.length < MAX_CELL_CHARS) {
-        // A new paragraph, a space run, a tab or a line break inside a cell: a space.
-        if (name === 'text:s' || name === 'text:tab' || name === 'text:line-break') cell += ' ';
-        else if (name === 'text:p' && cell !== '') cell += ' ';
-      }
+  readOdsRows(zip, {
+    table(name) {
+      found.pages = out.sheetCount + 1;
+      out.sheet(name);
     },
-    close(name) {
-      if (name === 'table:table-row' && runs) {
-        writeRow(runs, rowRepeat, out);
-        runs = undefined;
-      } else if ((name === 'table:table-cell' || name === 'table:covered-table-cell') && cell !== undefined) {
-        push({ text: flat(cell), repeat: cellRepeat });
-        cell = undefined;
-      }
-    },
-    text(t) {
-      if (cell !== undefined && cell.length < MAX_CELL_CHARS) cell += t;
+    row: (runs, repeat) => writeRow(runs, repeat, out),
+    get cellsLeft() {
+      return out.cellsLeft;
     },
   });
 }

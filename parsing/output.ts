@@ -121,8 +121,3 @@ export class Unparseable extends Error {}
 
 /** No spreadsheet program keeps more characters in one cell; longer cell text is cut there. */
 export const MAX_CELL_CHARS = 32_767;
-
-/** An element's name without its namespace prefix. */
-export function localName(name: string): string {
-  return name.slice(name.indexOf(':') + 1);
-}

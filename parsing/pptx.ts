@@ -1,10 +1,12 @@
 import type { ZipReader } from '../core/zip.ts';
+import { DRAWING } from './namespaces.ts';
 import type { TextOutput } from './output.ts';
 import { readXml } from './xml.ts';
 
 /**
- * A PowerPoint deck as text: `Slide n`, then each paragraph with text on a line, slides in the order
- * of their part names. A paragraph left open ends with its slide.
+ * A PowerPoint deck as text: `Slide n`, then each paragraph with text on a line (DrawingML `p`, `t` and
+ * `br`, whatever their prefix), slides in the order of their part names. A paragraph left open ends
+ * with its slide.
  */
 export function readPptx(zip: ZipReader, out: TextOutput, found: { pages: number | null }): void {
   const slides = zip.entries
@@ -21,16 +23,18 @@ export function readPptx(zip: ZipReader, out: TextOutput, found: { pages: number
       paragraph = undefined;
     };
     readXml(zip, entry, {
-      open(name, _attrs, selfClosing) {
-        if (name === 'a:p') {
+      open({ uri, local }) {
+        if (!DRAWING.has(uri)) return;
+        if (local === 'p') {
           flush();
-          if (!selfClosing) paragraph = '';
-        } else if (name === 'a:t' && !selfClosing) inText++;
-        else if (name === 'a:br' && paragraph !== undefined) paragraph += '\n';
+          paragraph = '';
+        } else if (local === 't') inText++;
+        else if (local === 'br' && paragraph !== undefined) paragraph += '\n';
       },
-      close(name) {
-        if (name === 'a:p') flush();
-        else if (name === 'a:t') inText = Math.max(0, inText - 1);
+      close({ uri, local }) {
+        if (!DRAWING.has(uri)) return;
+        if (local === 'p') flush();
+        else if (local === 't') inText = Math.max(0, inText - 1);
       },
       text(t) {
         if (paragraph === undefined || inText === 0) return;

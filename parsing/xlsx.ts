@@ -1,6 +1,7 @@
 import type { ZipReader } from '../core/zip.ts';
-import { flat, localName, MAX_CELL_CHARS, type SheetText, Unparseable } from './output.ts';
-import { attribute, readXml, type XmlHandler } from './xml.ts';
+import { PACKAGE_RELATIONSHIPS, RELATIONSHIPS, SHEET } from './namespaces.ts';
+import { flat, MAX_CELL_CHARS, type SheetText, Unparseable } from './output.ts';
+import { readXml, type XmlHandler } from './xml.ts';
 
 /** Shared strings past this many characters in all are read as empty cells. */
 const MAX_SHARED_CHARS = 16_000_000;
@@ -9,8 +10,8 @@ const MAX_PART_BYTES = 8 * 1024 * 1024;
 
 const ignore = () => {};
 
-/** The text of each shared string (`<si>`), without phonetic runs, in order. */
-function sharedStrings(zip: ZipReader, out: SheetText): string[] {
+/** The text of each shared string (`<si>`), without phonetic runs, in order; `note` hears of a cut. */
+export function sharedStrings(zip: ZipReader, note: (reason: string) => void): string[] {
   const entry = zip.entry('xl/sharedStrings.xml');
   if (!entry) return [];
   const strings: string[] = [];
@@ -19,21 +20,17 @@ function sharedStrings(zip: ZipReader, out: SheetText): string[] {
   let phonetic = 0;
   let chars = 0;
   readXml(zip, entry, {
-    open(name, _attrs, selfClosing) {
-      const local = localName(name);
-      if (local === 'si') {
-        if (selfClosing) strings.push('');
-        else current = '';
-      } else if (selfClosing) return;
+    open({ uri, local }) {
+      if (!SHEET.has(uri)) return;
+      if (local === 'si') current = '';
       else if (local === 't') inText++;
       else if (local === 'rPh') phonetic++;
     },
-    close(name) {
-      const local = localName(name);
+    close({ uri, local }) {
+      if (!SHEET.has(uri)) return;
       if (local === 'si' && current !== undefined) {
         chars += current.length;
-        if (chars > MAX_SHARED_CHARS)
-          out.note('shared strings past 16,000,000 characters were read as empty');
+        if (chars > MAX_SHARED_CHARS) note('shared strings past 16,000,000 characters were read as empty');
         strings.push(chars > MAX_SHARED_CHARS ? '' : flat(current));
         current = undefined;
       } else if (local === 't') inText = Math.max(0, inText - 1);
@@ -57,41 +54,42 @@ function partPath(folder: string, target: string): string {
   return parts.join('/');
 }
 
-/** The workbook's sheets in order, each with the path of its part. */
-function sheetsOf(zip: ZipReader): { name: string; path: string }[] {
+/** The workbook's relationships: each id's target. */
+function relationshipsOf(zip: ZipReader): Map<string, string> {
   const targets = new Map<string, string>();
   const rels = zip.entry('xl/_rels/workbook.xml.rels');
-  if (rels) {
-    const handler: XmlHandler = {
-      open(name, attrs) {
-        if (localName(name) !== 'Relationship') return;
-        const id = attribute(attrs, 'Id');
-        const target = attribute(attrs, 'Target');
-        if (id && target) targets.set(id, target);
-      },
-      close: ignore,
-      text: ignore,
-    };
-    readXml(zip, rels, handler, MAX_PART_BYTES);
-  }
+  if (!rels) return targets;
+  const handler: XmlHandler = {
+    open(element) {
+      if (element.uri !== PACKAGE_RELATIONSHIPS || element.local !== 'Relationship') return;
+      const id = element.attribute('', 'Id');
+      const target = element.attribute('', 'Target');
+      if (id && target) targets.set(id, target);
+    },
+    close: ignore,
+    text: ignore,
+  };
+  readXml(zip, rels, handler, MAX_PART_BYTES);
+  return targets;
+}
+
+/** The workbook's sheets in order, each with the path of its part. */
+export function sheetsOf(zip: ZipReader): { name: string; path: string }[] {
+  const targets = relationshipsOf(zip);
   const workbook = zip.entry('xl/workbook.xml');
   if (!workbook) throw new Unparseable('a workbook without xl/workbook.xml');
   const sheets: { name: string; path: string }[] = [];
-  readXml(
-    zip,
-    workbook,
-    {
-      open(name, attrs) {
-        if (localName(name) !== 'sheet') return;
-        const target = targets.get(attribute(attrs, 'r:id') ?? '');
-        const path = target ? partPath('xl', target) : `xl/worksheets/sheet${sheets.length + 1}.xml`;
-        sheets.push({ name: attribute(attrs, 'name') ?? `Sheet ${sheets.length + 1}`, path });
-      },
-      close: ignore,
-      text: ignore,
+  const handler: XmlHandler = {
+    open(element) {
+      if (!SHEET.has(element.uri) || element.local !== 'sheet') return;
+      const target = targets.get(element.attribute(RELATIONSHIPS, 'id') ?? '');
+      const path = target ? partPath('xl', target) : `xl/worksheets/sheet${sheets.length + 1}.xml`;
+      sheets.push({ name: element.attribute('', 'name') ?? `Sheet ${sheets.length + 1}`, path });
     },
-    MAX_PART_BYTES,
-  );
+    close: ignore,
+    text: ignore,
+  };
+  readXml(zip, workbook, handler, MAX_PART_BYTES);
   return sheets;
 }
 
@@ -114,48 +112,90 @@ function cellText(type: string, value: string, strings: string[]): string {
   return flat(value);
 }
 
-/** One worksheet, streamed: a row is written when it closes; gaps are never materialised. */
-function readSheet(zip: ZipReader, path: string, strings: string[], out: SheetText): void {
+/** One cell of a worksheet as written: its raw value, its type (`t`) and its style index (`s`). */
+export interface XlsxCell {
+  /** Zero-based. */
+  column: number;
+  /** The `<v>` text (for a shared string, its index), or an inline string's text; never empty. */
+  value: string;
+  /** `t`: n (number, the default), s (shared string), str, inlineStr, b, e or d. */
+  type: string;
+  /** `s`: the index of the cell's format in the styles part, or undefined. */
+  style: number | undefined;
+}
+
+/** What reads the rows of a worksheet. */
+export interface XlsxRows {
+  /** A row by its one-based number and its cells with a value; rows the part leaves out are absent. */
+  row(number: number, cells: XlsxCell[]): void;
+  /** Cells still taken: a row holding more is handed over at once, in part. */
+  readonly cellsLeft: number;
+}
+
+/** One worksheet's rows, streamed: a row is handed over when it closes; gaps are never materialised. */
+export function readSheetRows(zip: ZipReader, path: string, rows: XlsxRows): void {
   const entry = zip.entry(path);
   if (!entry) return;
   let rowNumber = 0;
-  let cells: { column: number; text: string }[] = [];
+  let cells: XlsxCell[] = [];
+  let cell: XlsxCell | undefined;
   let column = -1;
-  let type = '';
-  let value: string | undefined;
+  // How deep the reader is in <v>, <is>, <t> and phonetic runs (<rPh>): a value is v's text, or is/t's.
   const depth: Record<string, number> = { v: 0, is: 0, t: 0, rPh: 0 };
   readXml(zip, entry, {
-    open(name, attrs, selfClosing) {
-      const local = localName(name);
+    open(element) {
+      if (!SHEET.has(element.uri)) return;
+      const local = element.local;
       if (local === 'row') {
-        const r = Number(attribute(attrs, 'r'));
-        const number = Number.isInteger(r) && r > rowNumber ? r : rowNumber + 1;
-        if (number > rowNumber + 1) out.emptyRow();
-        rowNumber = number;
+        const r = Number(element.attribute('', 'r'));
+        rowNumber = Number.isInteger(r) && r > rowNumber ? r : rowNumber + 1;
         cells = [];
         column = -1;
-        if (selfClosing) out.emptyRow();
       } else if (local === 'c') {
-        column = columnOf(attribute(attrs, 'r')) ?? column + 1;
-        type = attribute(attrs, 't') ?? 'n';
-        value = selfClosing ? undefined : '';
-      } else if (!selfClosing && Object.hasOwn(depth, local)) depth[local]!++;
+        const style = Number(element.attribute('', 's') ?? Number.NaN);
+        column = columnOf(element.attribute('', 'r')) ?? column + 1;
+        const type = element.attribute('', 't') ?? 'n';
+        cell = { column, value: '', type, style: Number.isInteger(style) && style >= 0 ? style : undefined };
+      } else if (Object.hasOwn(depth, local)) depth[local]!++;
     },
-    close(name) {
-      const local = localName(name);
+    close({ uri, local }) {
+      if (!SHEET.has(uri)) return;
       if (local === 'row') {
-        out.row(cells);
+        rows.row(rowNumber, cells);
         cells = [];
-      } else if (local === 'c' && value !== undefined) {
-        const text = cellText(type, value, strings);
-        if (text !== '') cells.push({ column, text });
-        if (cells.length > out.cellsLeft) out.row(cells);
-        value = undefined;
+      } else if (local === 'c') {
+        // A cell without a value holds nothing but a format.
+        if (cell !== undefined && cell.value !== '') cells.push(cell);
+        cell = undefined;
+        if (cells.length > rows.cellsLeft) {
+          rows.row(rowNumber, cells);
+          cells = [];
+        }
       } else if (Object.hasOwn(depth, local)) depth[local] = Math.max(0, depth[local]! - 1);
     },
     text(t) {
-      if (value === undefined || value.length >= MAX_CELL_CHARS) return;
-      if (depth.v! > 0 || (depth.is! > 0 && depth.t! > 0 && depth.rPh === 0)) value += t;
+      if (cell === undefined || cell.value.length >= MAX_CELL_CHARS) return;
+      if (depth.v! > 0 || (depth.is! > 0 && depth.t! > 0 && depth.rPh === 0)) cell.value += t;
+    },
+  });
+}
+
+/** One worksheet as text: a blank line where rows are missing or empty. */
+function readSheet(zip: ZipReader, path: string, strings: string[], out: SheetText): void {
+  let last = 0;
+  readSheetRows(zip, path, {
+    row(number, cells) {
+      if (number > last + 1) out.emptyRow();
+      last = number;
+      const texts: { column: number; text: string }[] = [];
+      for (const c of cells) {
+        const text = cellText(c.type, c.value, strings);
+        if (text !== '') texts.push({ column: c.column, text });
+      }
+      out.row(texts);
+    },
+    get cellsLeft() {
+      return out.cellsLeft;
     },
   });
 }
@@ -164,7 +204,7 @@ function readSheet(zip: ZipReader, path: string, strings: string[], out: SheetTe
 export function readXlsx(zip: ZipReader, out: SheetText, found: { pages: number | null }): void {
   const sheets = sheetsOf(zip);
   found.pages = sheets.length;
-  const strings = sharedStrings(zip, out);
+  const strings = sharedStrings(zip, (reason) => out.note(reason));
   for (const sheet of sheets) {
     out.sheet(sheet.name);
     readSheet(zip, sheet.path, strings, out);

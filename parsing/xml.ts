@@ -1,202 +1,248 @@
+import { SaxesParser } from 'saxes';
 import type { ZipEntry, ZipReader } from '../core/zip.ts';
 
-/** What an XML tokenizer reports, in document order. Nothing is nested: depth costs nothing. */
+/** An element as a reader sees it: its namespace URI ('' for none) and local name, never its prefix. */
+export interface XmlName {
+  uri: string;
+  local: string;
+}
+
+export interface XmlElement extends XmlName {
+  selfClosing: boolean;
+  /** An attribute's value by namespace URI ('' for an unprefixed attribute, or any of a set) and local name. */
+  attribute(uri: string | ReadonlySet<string>, local: string): string | undefined;
+}
+
+/**
+ * What a reader is told, in document order; every open element is closed, self-closing ones at once.
+ * The element objects are reused from one call to the next: a reader copies what it keeps.
+ */
 export interface XmlHandler {
-  open(name: string, attrs: string, selfClosing: boolean): void;
-  close(name: string): void;
-  /** Character data with entities resolved; one run of text may come in several pieces. */
+  open(element: XmlElement): void;
+  close(element: XmlName): void;
+  /** Character data with references resolved; one run of text may come in several pieces. */
   text(text: string): void;
 }
 
-/** XML that cannot be tokenized within the bounds. */
+/** XML that cannot be read within the bounds, or is too broken to read; the message says which. */
 export class XmlError extends Error {}
 
 /** A tag, comment or CDATA section longer than this is refused rather than buffered. */
 const MAX_MARKUP = 1024 * 1024;
+/** saxes holds every open element (about 300 bytes each); deeper nesting is refused rather than held. */
+const MAX_DEPTH = 500_000;
+/** Well-formedness errors tolerated (a truncated part, an undeclared entity) before a part is refused. */
+const MAX_ERRORS = 100;
 
-const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
 
-function codePoint(n: number): string {
-  return Number.isInteger(n) && n >= 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '\ufffd';
-}
+/**
+ * Namespace bindings in force. saxes's own namespace mode looks a prefix up through every open element
+ * (quadratic in the depth), so prefixes are resolved here: a stack of URIs per prefix, O(1) a lookup.
+ */
+class Scope {
+  private readonly bound = new Map<string, string[]>([
+    ['xml', [XML_NS]],
+    ['xmlns', [XMLNS_NS]],
+  ]);
+  /** For each open element that declared bindings: its depth and the prefixes it bound. */
+  private readonly declared: { depth: number; prefixes: string[] }[] = [];
+  /** Bindings declared by the tag being read, in force once it opens. */
+  private pending: [prefix: string, uri: string][] | undefined;
+  depth = 0;
 
-/** The five predefined entities and character references; any other entity stays as written. */
-export function unescapeXml(s: string): string {
-  if (!s.includes('&')) return s;
-  return s.replace(/&(#x[0-9a-f]{1,8}|#\d{1,8}|lt|gt|amp|quot|apos);/gi, (_, e: string) => {
-    if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? `&${e};`;
-    return codePoint(e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1)));
-  });
-}
-
-const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
-
-/** The value of one attribute in a tag's attribute text, unescaped; a linear scan. */
-export function attribute(attrs: string, name: string): string | undefined {
-  for (let at = attrs.indexOf(name); at >= 0; at = attrs.indexOf(name, at + 1)) {
-    if (at > 0 && !isSpace(attrs.charCodeAt(at - 1))) continue;
-    let i = at + name.length;
-    while (isSpace(attrs.charCodeAt(i))) i++;
-    if (attrs[i] !== '=') continue;
-    i++;
-    while (isSpace(attrs.charCodeAt(i))) i++;
-    const quote = attrs[i];
-    if (quote !== '"' && quote !== "'") continue;
-    const close = attrs.indexOf(quote, i + 1);
-    return close < 0 ? undefined : unescapeXml(attrs.slice(i + 1, close));
+  /** Notes an attribute of the tag being read if it binds a prefix (`xmlns`, `xmlns:p`). */
+  attribute(name: string, value: string): void {
+    if (!name.startsWith('xmlns') || (name.length > 5 && name.charCodeAt(5) !== 58)) return;
+    this.pending ??= [];
+    this.pending.push([name.slice(6), value.trim()]);
   }
-  return undefined;
+
+  enter(): void {
+    this.depth++;
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    for (const [prefix, uri] of pending) {
+      const uris = this.bound.get(prefix);
+      if (uris) uris.push(uri);
+      else this.bound.set(prefix, [uri]);
+    }
+    this.declared.push({ depth: this.depth, prefixes: pending.map(([prefix]) => prefix) });
+  }
+
+  leave(): void {
+    const top = this.declared[this.declared.length - 1];
+    if (top?.depth === this.depth) {
+      for (const prefix of top.prefixes) this.bound.get(prefix)!.pop();
+      this.declared.pop();
+    }
+    this.depth--;
+  }
+
+  resolve(prefix: string): string {
+    const uris = this.bound.get(prefix);
+    return uris?.[uris.length - 1] ?? '';
+  }
+
+  /** Sets `into` to an element's qualified name as namespace URI and local name. */
+  name(qualified: string, into: XmlName): void {
+    const colon = qualified.indexOf(':');
+    into.uri = this.resolve(colon < 0 ? '' : qualified.slice(0, colon));
+    into.local = colon < 0 ? qualified : qualified.slice(colon + 1);
+  }
 }
 
-const CDATA = '<![CDATA[';
-const COMMENT = '<!--';
+/** The element being opened; one object, reused, so reading an element allocates nothing of its own. */
+class OpenElement implements XmlElement {
+  uri = '';
+  local = '';
+  selfClosing = false;
+  attributes: Record<string, string> = {};
 
-/** An unfinished tag, comment or CDATA section: its pieces so far, and how its scan stands. */
-interface Pending {
-  pieces: string[];
-  length: number;
-  /** `>` for a tag, else the sequence that closes the comment or CDATA section. */
-  closing: string;
-  /** The quote open at the end of the pieces (a tag), or their last two characters (the others). */
-  quote: number;
-  tail: string;
+  constructor(private readonly scope: Scope) {}
+
+  attribute(uri: string | ReadonlySet<string>, local: string): string | undefined {
+    // An unprefixed attribute is in no namespace.
+    if (uri === '') return local === 'xmlns' ? undefined : this.attributes[local];
+    for (const name in this.attributes) {
+      const colon = name.length - local.length - 1;
+      if (colon < 1 || name.charCodeAt(colon) !== 58 || !name.endsWith(local)) continue;
+      const found = this.scope.resolve(name.slice(0, colon));
+      if (typeof uri === 'string' ? found === uri : uri.has(found)) return this.attributes[name];
+    }
+    return undefined;
+  }
 }
 
 /**
- * A streaming XML tokenizer: fed text a piece at a time, it reports tags and text as soon as they are
- * complete. An unfinished tag is kept as pieces and only the new piece is scanned, so the work is linear
- * in the input however it is cut. No DTD, no entity expansion beyond the predefined five.
+ * A namespace-aware streaming XML reader over saxes: fed text a piece at a time, it reports elements by
+ * namespace URI and local name as they complete. No DTD is read and no entity beyond the predefined
+ * five is expanded. Markup is bounded (1 MB a tag, comment or CDATA section), as are depth and errors.
  */
-export class XmlTokenizer {
-  /** Text not yet reported: at most a short unfinished entity or markup start. */
-  private buffer = '';
-  private pending: Pending | undefined;
+export class XmlReader {
+  private readonly parser = new SaxesParser({ xmlns: false, position: true });
+  private readonly scope = new Scope();
+  private errors = 0;
+  private ending = false;
+  private firstError = '';
+  /** Characters written so far, where the last event was, and the first `<` after it (-1 if none yet). */
+  private written = 0;
+  private lastEvent = 0;
+  private markupStart = -1;
 
-  constructor(private readonly handler: XmlHandler) {}
+  constructor(
+    handler: XmlHandler,
+    private readonly what = 'the XML',
+  ) {
+    const p = this.parser;
+    const seen = () => {
+      this.lastEvent = p.position;
+    };
+    const scope = this.scope;
+    const opened = new OpenElement(scope);
+    const closed: XmlName = { uri: '', local: '' };
+    p.on('attribute', (attribute) => scope.attribute(attribute.name, attribute.value));
+    p.on('opentag', (tag) => {
+      seen();
+      scope.enter();
+      if (scope.depth > MAX_DEPTH)
+        throw new XmlError(`${what} nests elements more than ${MAX_DEPTH.toLocaleString('en')} deep`);
+      scope.name(tag.name, opened);
+      opened.selfClosing = tag.isSelfClosing;
+      opened.attributes = tag.attributes;
+      handler.open(opened);
+    });
+    p.on('closetag', (tag) => {
+      seen();
+      scope.name(tag.name, closed);
+      handler.close(closed);
+      scope.leave();
+    });
+    p.on('text', (text) => {
+      seen();
+      handler.text(text);
+    });
+    p.on('cdata', (text) => {
+      seen();
+      handler.text(text);
+    });
+    for (const quiet of ['comment', 'processinginstruction', 'doctype', 'xmldecl'] as const)
+      p.on(quiet, seen);
+    p.on('error', (err) => {
+      if (this.ending) return;
+      this.firstError ||= err.message;
+      if (++this.errors > MAX_ERRORS)
+        throw new XmlError(`${what} is not well-formed XML (${this.firstError})`);
+    });
+  }
 
   write(piece: string): void {
-    let rest = piece;
-    if (this.pending) {
-      const end = this.continuePending(this.pending, rest);
-      if (end < 0) return;
-      const markup = this.pending.pieces.join('') + rest.slice(0, end);
-      this.pending = undefined;
-      this.markup(markup, 0, markup.length);
-      rest = rest.slice(end);
+    if (piece === '') return;
+    const before = this.lastEvent;
+    this.parser.write(piece);
+    // Where markup began after the last event: saxes buffers markup whole, so its length is bounded here.
+    if (this.lastEvent !== before || this.markupStart < 0) {
+      const lt = piece.indexOf('<', Math.max(this.lastEvent - 1 - this.written, 0));
+      this.markupStart = lt < 0 ? -1 : this.written + lt;
     }
-    this.buffer = this.buffer === '' ? rest : this.buffer + rest;
-    this.drain(false);
+    this.written += piece.length;
+    if (this.markupStart >= 0 && this.written - this.markupStart > MAX_MARKUP)
+      throw new XmlError(`${this.what} has a tag longer than 1 MB`);
   }
 
+  /** Ends the part; what is left open is closed quietly, as a truncated part is read as far as it goes. */
   end(): void {
-    this.drain(true);
-    this.buffer = '';
-    this.pending = undefined;
-  }
-
-  /** Scans a new piece of unfinished markup: where in it the markup ends, or -1 (the piece is kept). */
-  private continuePending(p: Pending, piece: string): number {
-    let end = -1;
-    if (p.closing === '>') {
-      let quote = p.quote;
-      for (let i = 0; i < piece.length && end < 0; i++) {
-        const c = piece.charCodeAt(i);
-        if (quote !== 0) {
-          if (c === quote) quote = 0;
-        } else if (c === 34 || c === 39) quote = c;
-        else if (c === 62) end = i + 1;
-      }
-      p.quote = quote;
-    } else {
-      const joined = p.tail + piece.slice(0, 3);
-      const early = joined.indexOf(p.closing);
-      const late = early >= 0 ? -1 : piece.indexOf(p.closing);
-      if (early >= 0) end = early + 3 - p.tail.length;
-      else if (late >= 0) end = late + 3;
-      p.tail = (p.tail + piece).slice(-2);
-    }
-    if (end >= 0) return end;
-    p.pieces.push(piece);
-    p.length += piece.length;
-    if (p.length > MAX_MARKUP) throw new XmlError('an XML tag longer than 1 MB');
-    return -1;
-  }
-
-  private drain(final: boolean): void {
-    const b = this.buffer;
-    let pos = 0;
-    while (pos < b.length) {
-      const lt = b.indexOf('<', pos);
-      if (lt !== pos) {
-        let stop = lt < 0 ? b.length : lt;
-        // An entity cut by the end of this piece waits for the next one.
-        if (lt < 0 && !final) {
-          const amp = b.lastIndexOf('&');
-          if (amp >= pos && stop - amp < 12 && !b.includes(';', amp)) stop = amp;
-        }
-        if (stop > pos) this.handler.text(unescapeXml(b.slice(pos, stop)));
-        pos = stop;
-        if (lt < 0) break;
-        continue;
-      }
-      const rest = b.slice(pos, pos + CDATA.length);
-      // Too short to tell a comment or CDATA section from a tag: wait for more.
-      if (!final && rest.length < CDATA.length && (CDATA.startsWith(rest) || COMMENT.startsWith(rest))) break;
-      const end = markupEnd(b, pos);
-      if (end.at < 0) {
-        if (!final) this.pending = { pieces: [b.slice(pos)], length: b.length - pos, ...end.state };
-        pos = b.length;
-        break;
-      }
-      this.markup(b, pos, end.at);
-      pos = end.at;
-    }
-    this.buffer = b.slice(pos);
-  }
-
-  private markup(b: string, start: number, end: number): void {
-    const second = b.charCodeAt(start + 1);
-    if (second === 33 /* ! */) {
-      if (b.startsWith(CDATA, start)) this.handler.text(b.slice(start + CDATA.length, end - 3));
-      return; // comments and declarations say nothing
-    }
-    if (second === 63 /* ? */) return;
-    if (second === 47 /* / */) {
-      this.handler.close(b.slice(start + 2, end - 1).trim());
-      return;
-    }
-    let inner = end - 1;
-    const selfClosing = b.charCodeAt(inner - 1) === 47;
-    if (selfClosing) inner--;
-    let nameEnd = start + 1;
-    while (nameEnd < inner && !isSpace(b.charCodeAt(nameEnd))) nameEnd++;
-    this.handler.open(b.slice(start + 1, nameEnd), b.slice(nameEnd, inner), selfClosing);
+    this.ending = true;
+    this.parser.close();
   }
 }
 
-/** Where the markup starting at `pos` ends (just past it), or -1 with how far its scan got. */
-function markupEnd(b: string, pos: number): { at: number; state: Omit<Pending, 'pieces' | 'length'> } {
-  const closing = b.startsWith(COMMENT, pos) ? '-->' : b.startsWith(CDATA, pos) ? ']]>' : '>';
-  if (closing !== '>') {
-    const close = b.indexOf(closing, pos + 4);
-    return { at: close < 0 ? -1 : close + 3, state: { closing, quote: 0, tail: b.slice(-2) } };
+/** Bytes read before the encoding is chosen: enough for a byte-order mark and an XML declaration. */
+const HEAD_BYTES = 256;
+
+/** The encoding of an XML part from its first bytes: a byte-order mark, `<?` in UTF-16, the declaration. */
+function encodingOf(head: Uint8Array, what: string): string {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0x3c && head[1] === 0 && head[2] === 0x3f))
+    return 'utf-16le';
+  if ((head[0] === 0xfe && head[1] === 0xff) || (head[0] === 0 && head[1] === 0x3c && head[2] === 0))
+    return 'utf-16be';
+  const declaration = /^<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._-]{1,40})["']/.exec(
+    new TextDecoder('latin1').decode(head.subarray(0, HEAD_BYTES)),
+  );
+  const label = declaration?.[1]?.toLowerCase();
+  // A part that says UTF-16 but is not two bytes a character is read as what it is.
+  if (!label || label.startsWith('utf-16') || label === 'unicode') return 'utf-8';
+  try {
+    return new TextDecoder(label).encoding;
+  } catch {
+    throw new XmlError(`${what} is in an encoding that cannot be read (${label})`);
   }
-  let quote = 0;
-  for (let i = pos + 1; i < b.length; i++) {
-    const c = b.charCodeAt(i);
-    if (quote !== 0) {
-      if (c === quote) quote = 0;
-    } else if (c === 34 || c === 39) quote = c;
-    else if (c === 62) return { at: i + 1, state: { closing, quote: 0, tail: '' } };
-  }
-  return { at: -1, state: { closing, quote, tail: '' } };
 }
 
-/** Streams one zip entry through the tokenizer as it inflates; at most `maxBytes` of it. */
+/** Streams one zip entry through the reader as it inflates, decoded as its bytes say; at most `maxBytes`. */
 export function readXml(zip: ZipReader, entry: ZipEntry, handler: XmlHandler, maxBytes?: number): void {
-  const decoder = new TextDecoder('utf-8');
-  const tokenizer = new XmlTokenizer(handler);
-  zip.read(entry, (chunk) => tokenizer.write(decoder.decode(chunk, { stream: true })), maxBytes);
-  tokenizer.write(decoder.decode());
-  tokenizer.end();
+  const reader = new XmlReader(handler, entry.name);
+  let decoder: TextDecoder | undefined;
+  let head = new Uint8Array(0);
+  const decode = (bytes: Uint8Array, last: boolean) => {
+    decoder ??= new TextDecoder(encodingOf(bytes, entry.name));
+    reader.write(decoder.decode(bytes, { stream: !last }));
+  };
+  zip.read(
+    entry,
+    (chunk) => {
+      if (decoder) return decode(chunk, false);
+      const joined = new Uint8Array(head.length + chunk.length);
+      joined.set(head);
+      joined.set(chunk, head.length);
+      head = joined;
+      if (head.length >= HEAD_BYTES) decode(head, false);
+    },
+    maxBytes,
+  );
+  decode(decoder ? new Uint8Array(0) : head, true);
+  reader.end();
 }

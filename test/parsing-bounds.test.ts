@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { strToU8, zipSync } from 'fflate';
 import { ZipError, ZipReader } from '../core/zip.ts';
 import { type Extraction, extractText, tidy } from '../parsing/extract.ts';
-import { XmlTokenizer } from '../parsing/xml.ts';
+import { XmlError, XmlReader } from '../parsing/xml.ts';
 import {
   docxBomb,
   docxNestedSdt,
@@ -167,36 +167,77 @@ describe('tidy and the zip reader', () => {
   });
 });
 
-describe('the streaming XML tokenizer', () => {
+describe('the streaming XML reader', () => {
   /** The events of a document fed in pieces of `size` characters. */
   function events(xml: string, size: number): string[] {
     const seen: string[] = [];
-    const tokenizer = new XmlTokenizer({
-      open: (name, attrs, selfClosing) => seen.push(`<${name}${attrs}${selfClosing ? '/' : ''}>`),
-      close: (name) => seen.push(`</${name}>`),
+    const reader = new XmlReader({
+      open: (e) => seen.push(`<${e.uri}|${e.local} x=${e.attribute('', 'x')}${e.selfClosing ? '/' : ''}>`),
+      close: (e) => seen.push(`</${e.uri}|${e.local}>`),
       text: (t) => {
         if (seen.length > 0 && seen[seen.length - 1]!.startsWith('#')) seen[seen.length - 1] += t;
         else seen.push(`#${t}`);
       },
     });
-    for (let at = 0; at < xml.length; at += size) tokenizer.write(xml.slice(at, at + size));
-    tokenizer.end();
+    for (let at = 0; at < xml.length; at += size) reader.write(xml.slice(at, at + size));
+    reader.end();
     return seen;
   }
 
-  it('reports the same tags and text whether fed whole or a character at a time', () => {
+  it('reports the same elements and text whether fed whole or a character at a time', () => {
     const xml =
       '<?xml version="1.0"?><a x="1 > 0" y=\'"\'><!-- <b> --><b/>Tom &amp; Jerry &#x263A;' +
       '<![CDATA[<raw> & ]]></a>';
     const whole = events(xml, xml.length);
-    expect(whole).to.deep.equal(['<a x="1 > 0" y=\'"\'>', '<b/>', '#Tom & Jerry \u263a<raw> & ', '</a>']);
+    expect(whole).to.deep.equal([
+      '<|a x=1 > 0>',
+      '<|b x=undefined/>',
+      '</|b>',
+      '#Tom & Jerry \u263a<raw> & ',
+      '</|a>',
+    ]);
     expect(events(xml, 1)).to.deep.equal(whole);
+  });
+
+  it('names elements and attributes by namespace, whatever their prefixes', () => {
+    const xml =
+      '<p:a xmlns:p="urn:one" xmlns="urn:two"><q:b xmlns:q="urn:one" q:x="1"/><c x="2"><p:d xmlns:p="urn:three"/></c>' +
+      '<p:e p:x="3"/></p:a>';
+    expect(events(xml, 7)).to.deep.equal([
+      '<urn:one|a x=undefined>',
+      '<urn:one|b x=undefined/>',
+      '</urn:one|b>',
+      '<urn:two|c x=2>',
+      '<urn:three|d x=undefined/>',
+      '</urn:three|d>',
+      '</urn:two|c>',
+      '<urn:one|e x=undefined/>',
+      '</urn:one|e>',
+      '</urn:one|a>',
+    ]);
   });
 
   it('takes a tag of 900,000 characters fed in 100-character pieces in linear time', () => {
     const xml = `<a v="${'x'.repeat(900_000)}"/>`;
     const started = performance.now();
-    expect(events(xml, 100)).to.have.length(1);
+    expect(events(xml, 100)).to.have.length(2);
     expect(performance.now() - started).to.be.below(1_000);
+  });
+
+  it('refuses a tag longer than 1 MB as it arrives, and takes a longer text', () => {
+    const tag = `<a><b v="${'x'.repeat(1_100_000)}`;
+    const reader = new XmlReader({ open() {}, close() {}, text() {} }, 'part.xml');
+    expect(() => {
+      for (let at = 0; at < tag.length; at += 4096) reader.write(tag.slice(at, at + 4096));
+    }).to.throw(XmlError, 'part.xml has a tag longer than 1 MB');
+    expect(events(`<a>${'word '.repeat(500_000)}</a>`, 4096)[1]).to.have.length(1 + 2_500_000);
+  });
+
+  it('refuses a part with more than 100 well-formedness errors, after reading a few', () => {
+    const reader = new XmlReader({ open() {}, close() {}, text() {} }, 'part.xml');
+    expect(() => reader.write(`<a>${'&nope;'.repeat(1_000)}</a>`)).to.throw(
+      XmlError,
+      'part.xml is not well-formed XML (1:9: undefined entity.)',
+    );
   });
 });

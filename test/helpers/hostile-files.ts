@@ -261,14 +261,19 @@ export function docxUnderstatedZip(mb = 8): Buffer {
   return bytes;
 }
 
-/** A Word document whose document part claims 1 KB and inflates to 100 MB of NUL bytes. */
+/**
+ * A Word document whose document part claims 1 KB and inflates to 100 MB: well-formed XML all the way
+ * (one text run that never ends), so only the cap on inflated bytes can stop it.
+ */
 export function docxBomb(): Buffer {
   const entries: RawEntry[] = Object.entries(docxParts('')).map(([name, body]) => {
     const data = typeof body === 'string' ? strToU8(body) : body;
     return { name, data, method: 0, declaredSize: data.length };
   });
   const document = entries.find((e) => e.name === 'word/document.xml')!;
-  document.data = deflateRawSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 });
+  const start = Buffer.from(`${HEAD}<w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>`);
+  const body = Buffer.concat([start, Buffer.alloc(100 * 1024 * 1024 - start.length, 'a')]);
+  document.data = deflateRawSync(body, { level: 9 });
   document.method = 8;
   document.declaredSize = 1024;
   return rawZip(entries);
