@@ -14,6 +14,7 @@ import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
 import { idempotencyRepo } from './idempotency.ts';
 import { informationRepo } from './information.ts';
+import { mailRepo } from './mail.ts';
 import { mcpAuthRepo } from './mcp-auth.ts';
 import { metricWritesRepo } from './metric-writes.ts';
 import { metricsRepo } from './metrics.ts';
@@ -51,6 +52,7 @@ export function createRepos(db: Knex) {
     companyLogos: companyLogosRepo(db),
     alerts: alertsRepo(db),
     webhooks: webhooksRepo(db),
+    mail: mailRepo(db),
   };
 }
 export type Repos = ReturnType<typeof createRepos>;
