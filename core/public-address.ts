@@ -1,99 +1,68 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** IPv4 blocks that are not globally reachable (IANA special-purpose registry), as [first, prefix]. */
-const NON_PUBLIC_V4: [string, number][] = [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata services
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.88.99.0', 24], // 6to4 relay anycast
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and the broadcast address
-];
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
 
-function v4Number(bytes: number[]): number {
-  return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
+// Address classes come from ipaddr.js's table of special-purpose blocks (IANA's registries). Only plain
+// unicast counts as public: blocks IANA lists as reachable but no webhook or client document lives in
+// (AS112, AMT) are refused with the rest.
+
+/** Global unicast: outside it, an IPv6 address that falls in no special block is not reachable. */
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+/** The well-known NAT64 prefix carries an IPv4 address in its last 32 bits; the local-use one does not. */
+const NAT64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+/** The IPv4 address in two 16-bit groups of an IPv6 address. */
+function embedded(high: number, low: number): IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
-const v4Blocks = NON_PUBLIC_V4.map(([first, prefix]) => {
-  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  return { base: (v4Number(first.split('.').map(Number)) & mask) >>> 0, mask };
-});
-
-function isPublicV4(bytes: number[]): boolean {
-  const n = v4Number(bytes);
-  return !v4Blocks.some((b) => (n & b.mask) >>> 0 === b.base);
+function isPublicV4(address: IPv4): boolean {
+  return address.range() === 'unicast';
 }
 
-/** The 16 bytes of an IPv6 address (which may end in a dotted IPv4 part); undefined if malformed. */
-function v6Bytes(address: string): number[] | undefined {
-  let text = address;
-  const tail: number[] = [];
-  const dotted = /:(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    if (!isIPv4(dotted[1]!)) return undefined;
-    tail.push(...dotted[1]!.split('.').map(Number));
-    text = `${text.slice(0, dotted.index)}:0:0`;
+function isPublicV6(address: IPv6): boolean {
+  const parts = address.parts;
+  switch (address.range()) {
+    // These reach the IPv4 address they carry: mapped ::ffff:a.b.c.d, NAT64, 6to4 2002:aabb:ccdd::.
+    case 'ipv4Mapped':
+      return isPublicV4(address.toIPv4Address());
+    case 'rfc6052':
+      return address.match(NAT64) && isPublicV4(embedded(parts[6]!, parts[7]!));
+    case '6to4':
+      return isPublicV4(embedded(parts[1]!, parts[2]!));
+    case 'unicast':
+      return address.match(GLOBAL_UNICAST);
+    default:
+      // Teredo tunnels (whichever IPv4 address they name), unique-local, link-local, multicast, …
+      return false;
   }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const head = groups(halves[0]!);
-  const rest = halves.length === 2 ? groups(halves[1]!) : [];
-  const missing = 8 - head.length - rest.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
-  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest];
-  const bytes: number[] = [];
-  for (const group of all) {
-    if (!/^[0-9a-f]{1,4}$/i.test(group)) return undefined;
-    const value = Number.parseInt(group, 16);
-    bytes.push(value >> 8, value & 0xff);
-  }
-  if (tail.length) bytes.splice(12, 4, ...tail);
-  return bytes;
 }
 
-function isPublicV6(bytes: number[]): boolean {
-  const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
-  const embedded = (at: number) => bytes.slice(at, at + 4);
-  // IPv4-mapped ::ffff:a.b.c.d and NAT64 64:ff9b::a.b.c.d reach the IPv4 address they carry.
-  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return isPublicV4(embedded(12));
-  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12))
-    return isPublicV4(embedded(12));
-  // Only global unicast 2000::/3 is public: this leaves out ::, ::1, IPv4-compatible, local-use NAT64,
-  // unique-local fc00::/7, link-local fe80::/10, site-local and multicast ff00::/8.
-  if ((bytes[0]! & 0xe0) !== 0x20) return false;
-  if (bytes[0] === 0x20 && bytes[1] === 0x01 && (bytes[2]! & 0xfe) === 0) return false; // 2001::/23 incl. Teredo
-  if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0x0d && bytes[3] === 0xb8) return false; // documentation
-  if (bytes[0] === 0x3f && bytes[1] === 0xff && (bytes[2]! & 0xf0) === 0) return false; // documentation 3fff::/20
-  if (bytes[0] === 0x20 && bytes[1] === 0x02) return isPublicV4(embedded(2)); // 6to4 carries an IPv4 address
-  return true;
+/** A valid IP address literal, parsed; undefined for anything else (dotted forms are strict). */
+function parse(address: string): IPv4 | IPv6 | undefined {
+  if (isIP(address) === 0) return undefined;
+  try {
+    return ipaddr.parse(address);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether an IP address is globally reachable; false for any private, special or malformed one. */
 export function isPublicAddress(address: string): boolean {
-  if (isIPv4(address)) return isPublicV4(address.split('.').map(Number));
-  // A zone index (fe80::1%eth0) only exists on link-local addresses.
-  if (!isIPv6(address) || address.includes('%')) return false;
-  const bytes = v6Bytes(address.toLowerCase());
-  return bytes !== undefined && isPublicV6(bytes);
+  const parsed = parse(address);
+  if (parsed === undefined) return false;
+  if (parsed instanceof ipaddr.IPv4) return isPublicV4(parsed);
+  // A zone index (fe80::1%eth0) names a local interface: no global address has one.
+  return parsed.zoneId === undefined && isPublicV6(parsed);
 }
 
 /** Whether an IP address is a loopback address (127/8, ::1, or an IPv4-mapped 127/8). */
 export function isLoopbackAddress(address: string): boolean {
-  if (isIPv4(address)) return address.startsWith('127.');
-  const bytes = isIPv6(address) ? v6Bytes(address.toLowerCase()) : undefined;
-  if (!bytes) return false;
-  if (bytes.slice(0, 15).every((b) => b === 0) && bytes[15] === 1) return true;
-  return (
-    bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff && bytes[12] === 127
-  );
+  const parsed = parse(address);
+  if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress())
+    return parsed.toIPv4Address().range() === 'loopback';
+  return parsed?.range() === 'loopback';
 }

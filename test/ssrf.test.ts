@@ -121,6 +121,33 @@ describe('SSRF through client metadata documents', () => {
     for (const address of accepted) expect(isPublicAddress(address), address).to.equal(true);
   });
 
+  it('counts an IPv6 address carrying a non-public IPv4 address as non-public, in any notation', () => {
+    const refused = [
+      '::ffff:a00:1', // mapped 10.0.0.1, hexadecimal
+      '0:0:0:0:0:ffff:192.168.1.1',
+      '::ffff:0:10.0.0.1', // IPv4-translated (RFC 6145)
+      '::ffff:0:8.8.8.8',
+      '64:ff9b::10.0.0.1', // NAT64
+      '64:ff9b::c0a8:101',
+      '64:ff9b::6440:1', // NAT64 to carrier-grade NAT
+      '2002:c0a8:101::1', // 6to4 around 192.168.1.1
+      '2002:a9fe:a9fe::1', // 6to4 around the metadata service
+      '2002:7f00:1:0:0:0:0:1',
+      '2001:0:4136:e378:8000:63bf:f5ff:fffe', // Teredo, client 10.0.0.1
+      '2001:0:4136:e378:8000:63bf:f7f7:f7f7', // Teredo, client 8.8.8.8: every Teredo address is refused
+      '2606:4700:4700::1111%eth0',
+      '192.175.48.1', // AS112
+      '2001:3::1', // AMT
+      '5f00::1', // segment routing
+      '100::1', // discard
+      '127.1',
+      '0x7f.0.0.1',
+    ];
+    for (const address of refused) expect(isPublicAddress(address), address).to.equal(false);
+    for (const address of ['::ffff:808:808', '64:ff9b::808:808', '2002:0808:0404::1', '2a00:1450::1'])
+      expect(isPublicAddress(address), address).to.equal(true);
+  });
+
   it('never connects to a host name that resolves to a loopback address', async () => {
     const target = await connectionCounter();
     try {
