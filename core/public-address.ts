@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -66,3 +67,8 @@ export function isLoopbackAddress(address: string): boolean {
     return parsed.toIPv4Address().range() === 'loopback';
   return parsed?.range() === 'loopback';
 }
+
+/** Resolves a host name to all its addresses, like dns.lookup with `all: true`. */
+export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+export const resolveWithDns: Resolve = (hostname) => lookup(hostname, { all: true, verbatim: true });

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { inTransaction } from '../db/repos/index.ts';
 import type { RunningServer } from '../server/http.ts';
 import { postWebhook } from '../webhooks/post.ts';
+import { webhookUrlRefusal } from '../webhooks/url.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
@@ -353,6 +354,76 @@ for (const dialect of dialects) {
     });
   });
 
+  describe(`webhook URLs naming hosts, at registration (${dialect.name})`, function () {
+    this.timeout(30_000);
+    let t: TestDb;
+    let fx: Fixture;
+    let strict: RunningServer;
+    let lenient: RunningServer;
+    const post = (server: RunningServer, body: Record<string, unknown>) =>
+      api(server.url, '/v1/webhooks/', { token: fx.admin.rest, method: 'POST', body });
+
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+      strict = await startTestServer(t.db);
+      lenient = await startTestServer(t.db, { env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    });
+    after(async () => {
+      await strict?.close();
+      await lenient?.close();
+      await t?.drop();
+    });
+
+    it('refuses localhost and a name that does not resolve on create, update and the settings page, naming url', async () => {
+      for (const url of [
+        'https://localhost/hook',
+        'https://api.localhost:8443/hook',
+        'https://hooks.invalid/',
+      ]) {
+        const res = await post(strict, { url });
+        expect(res.status, url).to.equal(400);
+        expect(res.body.errors, url).to.deep.equal([{ field: 'url', message: res.body.errors[0].message }]);
+        expect(res.body.errors[0].message, url).to.match(/not a public address|does not resolve/);
+      }
+      const created = await post(strict, { url: 'https://93.184.215.14/hook' });
+      expect(created.status).to.equal(201);
+      const changed = await api(strict.url, `/v1/webhooks/${created.body.id}/`, {
+        token: fx.admin.rest,
+        method: 'PATCH',
+        body: { url: 'https://localhost/hook' },
+      });
+      expect(changed.status).to.equal(400);
+      expect(changed.body.errors.map((e: { field: string }) => e.field)).to.deep.equal(['url']);
+      const kept = await api(strict.url, `/v1/webhooks/${created.body.id}/`, { token: fx.admin.rest });
+      expect(kept.body.url).to.equal('https://93.184.215.14/hook');
+      const web = new WebClient(strict.url);
+      await web.signIn('admin@alpha.test');
+      const page = await web.get('/account/developer');
+      const refused = await web.post('/account/developer/webhooks', {
+        csrf_token: csrfOf(page.text),
+        url: 'https://localhost/hook',
+      });
+      expect(refused.status).to.equal(400);
+      expect(refused.text).to.include('localhost is not a public address');
+      const listed = await api(strict.url, '/v1/webhooks/', { token: fx.admin.rest });
+      expect(listed.body.results.map((e: { url: string }) => e.url)).to.deep.equal([
+        'https://93.184.215.14/hook',
+      ]);
+    });
+
+    it('takes localhost with WEBHOOK_ALLOW_PRIVATE_URLS, still not a name that does not resolve', async () => {
+      const local = await post(lenient, { url: 'http://localhost:9/hook' });
+      expect(local.status, JSON.stringify(local.body)).to.equal(201);
+      const nowhere = await post(lenient, { url: 'https://hooks.invalid/' });
+      expect(nowhere.status).to.equal(400);
+      expect(nowhere.body.errors[0]).to.deep.equal({
+        field: 'url',
+        message: 'names hooks.invalid, which does not resolve',
+      });
+    });
+  });
+
   describe(`webhook delivery across nodes (${dialect.name})`, function () {
     this.timeout(120_000);
     let t: TestDb;
@@ -440,6 +511,48 @@ describe('webhook requests and SSRF', function () {
     });
     expect(viaResolver.error).to.match(/resolves to 127\.0\.0\.1, which is not a public address/);
     expect(rx.received).to.have.length(0);
+  });
+
+  it('refuses at registration a name resolving to a loopback, private or link-local address, or to none', async () => {
+    const to =
+      (...addresses: string[]) =>
+      async () =>
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    const url = 'https://hooks.example.com/';
+    for (const addresses of [
+      ['127.0.0.1'],
+      ['::1'],
+      ['10.0.0.7'],
+      ['192.168.1.20'],
+      ['fd00::7'],
+      ['169.254.169.254'],
+      ['fe80::1'],
+      ['93.184.215.14', '10.0.0.7'],
+    ]) {
+      const refusal = await webhookUrlRefusal(url, false, to(...addresses));
+      expect(refusal, addresses.join(' ')).to.match(
+        /^names hooks\.example\.com, which resolves to .*, not a public address/,
+      );
+    }
+    expect(await webhookUrlRefusal(url, false, to())).to.equal(
+      'names hooks.example.com, which does not resolve',
+    );
+    const failing = async () => {
+      throw Object.assign(new Error('queryA ESERVFAIL'), { code: 'ESERVFAIL' });
+    };
+    expect(await webhookUrlRefusal(url, false, failing)).to.equal(
+      'names hooks.example.com, which does not resolve (ESERVFAIL)',
+    );
+    expect(
+      await webhookUrlRefusal(url, false, to('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c')),
+    ).to.equal(undefined);
+    // Loopback is for development (WEBHOOK_ALLOW_PRIVATE_URLS); other private addresses never are.
+    expect(await webhookUrlRefusal(url, true, to('127.0.0.1'))).to.equal(undefined);
+    expect(await webhookUrlRefusal(url, true, to('10.0.0.7'))).to.match(/resolves to 10\.0\.0\.7/);
+    // localhost is loopback by definition: refused without asking DNS.
+    expect(await webhookUrlRefusal('https://localhost/', false, failing)).to.match(
+      /^localhost is not a public/,
+    );
   });
 
   it('refuses private address literals and plain http without the allow flag', async () => {

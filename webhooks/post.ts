@@ -1,13 +1,8 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { type Resolve, resolveWithDns } from '../core/public-address.ts';
 import { isAllowedAddress, webhookUrlProblem } from './url.ts';
-
-/** Resolves a host name to all its addresses. */
-export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
-
-const resolveWithDns: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 export interface PostOptions {
   /** Loopback addresses (and http to them) accepted: development and tests only. */

@@ -1,13 +1,9 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isLoopbackAddress, isPublicAddress } from '../../core/public-address.ts';
+import { isLoopbackAddress, isPublicAddress, type Resolve } from '../../core/public-address.ts';
 
-/** Resolves a host name to all its addresses, like dns.lookup with `all: true`. */
-export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
-
-export const resolveWithDns: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+export { type Resolve, resolveWithDns } from '../../core/public-address.ts';
 
 export interface DocumentFetchOptions {
   resolve: Resolve;

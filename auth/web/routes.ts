@@ -4,7 +4,7 @@ import { hashSecret, verifySecret } from '../../core/secrets.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import type { McpGrantWithClient } from '../../db/repos/mcp-auth.ts';
 import { newSecret } from '../../webhooks/signing.ts';
-import { webhookUrlProblem } from '../../webhooks/url.ts';
+import { webhookUrlRefusal } from '../../webhooks/url.ts';
 import {
   AccountError,
   createApplication,
@@ -376,7 +376,7 @@ function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): vo
       await attempt(options, res, session, 'webhook', async () => {
         const url = field(req.body, 'url').trim();
         const description = field(req.body, 'description').trim();
-        const problem = webhookUrlProblem(url, options.webhookAllowPrivateUrls?.() ?? false);
+        const problem = await webhookUrlRefusal(url, options.webhookAllowPrivateUrls?.() ?? false);
         if (problem) throw new AccountError(`the endpoint URL ${problem}`);
         const secret = newSecret();
         await repos.webhooks.createEndpoint({

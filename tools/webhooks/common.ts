@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DeliveryRow, EndpointRow } from '../../db/repos/webhooks.ts';
 import { ALL_TYPES, EVENT_TYPES } from '../../webhooks/event-types.ts';
-import { webhookUrlProblem } from '../../webhooks/url.ts';
+import { webhookUrlRefusal } from '../../webhooks/url.ts';
 import type { ToolContext } from '../context.ts';
 import type { ToolAnnotations } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
@@ -112,9 +112,9 @@ export function toDelivery(d: DeliveryRow, now: Date): z.infer<typeof Delivery> 
   };
 }
 
-/** Refuses a URL that may not receive webhooks, naming the field. */
-export function checkUrl(ctx: ToolContext, url: string): void {
-  const problem = webhookUrlProblem(url, ctx.webhookAllowPrivateUrls ?? false);
+/** Refuses a URL that may not receive webhooks (a host name is resolved to tell), naming the field. */
+export async function checkUrl(ctx: ToolContext, url: string): Promise<void> {
+  const problem = await webhookUrlRefusal(url, ctx.webhookAllowPrivateUrls ?? false);
   if (problem) throw InvalidInput.field('url', problem);
 }
 

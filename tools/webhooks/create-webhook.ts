@@ -36,7 +36,7 @@ export const createWebhook = defineTool({
   permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    checkUrl(ctx, input.url);
+    await checkUrl(ctx, input.url);
     const eventTypes = checkEventTypes(input.event_types);
     const companyIds = await checkCompanyIds(ctx, input.company_ids);
     const now = ctx.clock.now();

@@ -40,7 +40,7 @@ export const updateWebhook = defineTool({
     if (Object.values(changes).every((v) => v === undefined))
       throw new MissingParameter('give at least one of url, event_types, company_ids, description, enabled');
     await endpointOf(ctx, webhook_id);
-    if (input.url !== undefined) checkUrl(ctx, input.url);
+    if (input.url !== undefined) await checkUrl(ctx, input.url);
     const now = ctx.clock.now();
     await ctx.repos.webhooks.updateEndpoint(
       ctx.principal.firm.id,
