@@ -1033,7 +1033,8 @@ const EXTRA_FIELDS: Record<string, (schema: unknown) => unknown> = {
     bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
   }),
   firm_sector: () => `Probe sector ${++roundCounter}`,
-  url: () => `https://hooks.example.com/probe-${++roundCounter}`,
+  // A public address literal: a host name is resolved at registration, and tests may run without DNS.
+  url: () => `https://93.184.215.14/probe-${++roundCounter}`,
   // An alert rule's condition (create_alert_rule needs one; update_alert_rule changes it).
   figure: () => 'net_burn_avg_3m',
   op: () => 'gt',
