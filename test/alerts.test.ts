@@ -8,7 +8,7 @@ import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
 import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
-import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';
+import { buildFixture, type Fixture, type FixtureUser, makeUser } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { api, EVERY_TOOLSET, startTestServer, TestClock } from './helpers/server.ts';
 
@@ -212,48 +212,122 @@ for (const dialect of dialects) {
       expect(await listAlerts(fx.restricted.rest, `?company_id=${fx.companies.gamma.id}`)).to.deep.equal([]);
     });
 
-    it('an editor limited to some companies changes a rule over others without learning them, and they stay in it', async () => {
-      const limited = await makeUser(
-        fx.repos,
-        fx.firmA.id,
-        'limited-editor@alpha.test',
-        'editor',
-        { all_companies: false },
-        [fx.companies.acme.id],
-      );
-      const { acme, gamma } = fx.companies;
-      const created = await rest('/v1/alert-rules/', fx.admin.rest, 'POST', {
-        name: 'Acme and Gamma runway',
-        figure: 'runway_months',
-        op: 'lt',
-        value: 1,
-        company_ids: [acme.id, gamma.id],
+    describe('an editor limited to some companies', () => {
+      let limited: FixtureUser;
+      let writer: RunningServer;
+      let client: Client;
+      const adminRule = async (body: Record<string, unknown>) => {
+        const res = await rest('/v1/alert-rules/', fx.admin.rest, 'POST', body);
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        return res.body as { id: string; name: string; op: string; value: number | boolean };
+      };
+      const mcpText = async (name: string, args: Record<string, unknown>) => {
+        const res = await client.callTool({ name, arguments: args });
+        return { isError: res.isError === true, text: (res.content as { text: string }[])[0]!.text };
+      };
+
+      before(async () => {
+        limited = await makeUser(
+          fx.repos,
+          fx.firmA.id,
+          'limited-editor@alpha.test',
+          'editor',
+          { all_companies: false },
+          [fx.companies.acme.id],
+        );
+        writer = await startTestServer(t.db, {
+          clock,
+          env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET },
+        });
+        client = await mcpClient(writer.url, limited.pat);
       });
-      expect(created.status, JSON.stringify(created.body)).to.equal(201);
-      const id = created.body.id as string;
-      const seen = await rest(`/v1/alert-rules/${id}/`, limited.rest);
-      expect(seen.body.company_ids).to.deep.equal([acme.id]);
-      const renamed = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', { name: 'Acme runway' });
-      expect(renamed.status, JSON.stringify(renamed.body)).to.equal(200);
-      expect(JSON.stringify(renamed.body)).to.not.include(gamma.id);
-      expect(renamed.body.company_ids).to.deep.equal([acme.id]);
-      const relisted = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', {
-        company_ids: [acme.id],
+      after(async () => {
+        await client?.close();
+        await writer?.close();
       });
-      expect(relisted.status, JSON.stringify(relisted.body)).to.equal(200);
-      // Gamma, which the limited editor cannot see, stays in the rule through both changes.
-      const stored = await rest(`/v1/alert-rules/${id}/`, fx.admin.rest);
-      expect(stored.body).to.include({ name: 'Acme runway' });
-      expect(stored.body.company_ids).to.have.members([acme.id, gamma.id]);
-      // A company they cannot see is refused like one that does not exist.
-      const hidden = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', { company_ids: [gamma.id] });
-      const unknown = await rest(`/v1/alert-rules/${id}/`, limited.rest, 'PATCH', { company_ids: [newId()] });
-      expect(hidden.status).to.equal(400);
-      expect(hidden.body.errors).to.deep.equal([
-        { field: 'company_ids[0]', message: `no company with id ${gamma.id} that you can see` },
-      ]);
-      expect(unknown.body.errors[0].field).to.equal('company_ids[0]');
-      expect((await rest(`/v1/alert-rules/${id}/`, fx.admin.rest, 'DELETE')).status).to.equal(200);
+
+      it('cannot change or delete a firm-wide rule, nor one whose fund or list reaches others: each answers as an unknown rule, over REST and MCP', async () => {
+        const { acme, gamma } = fx.companies;
+        const rules = {
+          firmWide: await adminRule({ name: 'admin-stale', figure: 'stale', op: 'eq', value: true }),
+          fund: await adminRule({ figure: 'runway_months', op: 'lt', value: 1, fund_id: fx.fundA }),
+          list: await adminRule({
+            figure: 'runway_months',
+            op: 'lt',
+            value: 1,
+            company_ids: [acme.id, gamma.id],
+          }),
+        };
+        const unknown = newId();
+        const as = (text: string, id: string) => text.replaceAll(unknown, id);
+        const patchUnknown = await rest(`/v1/alert-rules/${unknown}/`, limited.rest, 'PATCH', {
+          name: 'renamed',
+        });
+        const deleteUnknown = await rest(`/v1/alert-rules/${unknown}/`, limited.rest, 'DELETE');
+        const mcpUpdateUnknown = await mcpText('update_alert_rule', { rule_id: unknown, name: 'renamed' });
+        const mcpDeleteUnknown = await mcpText('delete_alert_rule', { rule_id: unknown });
+        expect(patchUnknown.status).to.equal(404);
+        expect(mcpDeleteUnknown.isError).to.equal(true);
+        for (const [kind, rule] of Object.entries(rules)) {
+          for (const change of [{ name: 'renamed' }, { op: 'gt', value: 1000 }, { company_ids: [acme.id] }]) {
+            const patched = await rest(`/v1/alert-rules/${rule.id}/`, limited.rest, 'PATCH', change);
+            expect(patched.status, kind).to.equal(404);
+            expect(patched.body, kind).to.deep.equal({
+              ...patchUnknown.body,
+              detail: as(patchUnknown.body.detail, rule.id),
+              request_id: patched.body.request_id,
+            });
+          }
+          const deleted = await rest(`/v1/alert-rules/${rule.id}/`, limited.rest, 'DELETE');
+          expect(deleted.status, kind).to.equal(404);
+          expect(deleted.body.detail, kind).to.equal(as(deleteUnknown.body.detail, rule.id));
+          const updated = await mcpText('update_alert_rule', { rule_id: rule.id, name: 'renamed' });
+          expect(updated, kind).to.deep.equal({ isError: true, text: as(mcpUpdateUnknown.text, rule.id) });
+          const removed = await mcpText('delete_alert_rule', { rule_id: rule.id });
+          expect(removed, kind).to.deep.equal({ isError: true, text: as(mcpDeleteUnknown.text, rule.id) });
+          // Reading stays as it was: the rule is listed, with only the companies they can see.
+          const seen = await rest(`/v1/alert-rules/${rule.id}/`, limited.rest);
+          expect(seen.status, kind).to.equal(200);
+          expect(JSON.stringify(seen.body), kind).to.not.include(gamma.id);
+          const stored = await rest(`/v1/alert-rules/${rule.id}/`, fx.admin.rest);
+          expect(stored.body, kind).to.include({ name: rule.name, op: rule.op, value: rule.value });
+        }
+        for (const rule of Object.values(rules))
+          expect((await rest(`/v1/alert-rules/${rule.id}/`, fx.admin.rest, 'DELETE')).status).to.equal(200);
+      });
+
+      it('changes and deletes a rule within their companies, over REST and MCP, and cannot widen one beyond them', async () => {
+        const { acme } = fx.companies;
+        const mine = await adminRule({ figure: 'runway_months', op: 'lt', value: 1, company_ids: [acme.id] });
+        const renamed = await rest(`/v1/alert-rules/${mine.id}/`, limited.rest, 'PATCH', {
+          name: 'Acme runway',
+        });
+        expect(renamed.status, JSON.stringify(renamed.body)).to.equal(200);
+        expect(renamed.body).to.include({ name: 'Acme runway' });
+        const viaMcp = await mcpText('update_alert_rule', { rule_id: mine.id, value: 2 });
+        expect(viaMcp.isError, viaMcp.text).to.equal(false);
+        // Over every company, or a fund holding companies they cannot see: changed to, or created.
+        const widen: [Record<string, unknown>, Record<string, unknown>, string][] = [
+          [{ company_ids: null }, {}, 'company_ids'],
+          [{ company_ids: null, fund_id: fx.fundA }, { fund_id: fx.fundA }, 'fund_id'],
+        ];
+        for (const [change, scope, field] of widen) {
+          const res = await rest(`/v1/alert-rules/${mine.id}/`, limited.rest, 'PATCH', change);
+          expect(res.status, JSON.stringify(change)).to.equal(400);
+          expect(res.body.errors.map((e: { field: string }) => e.field)).to.deep.equal([field]);
+          const body = { figure: 'stale', op: 'eq', value: true, ...scope };
+          const created = await rest('/v1/alert-rules/', limited.rest, 'POST', body);
+          expect(created.status, JSON.stringify(body)).to.equal(400);
+          expect(created.body.errors.map((e: { field: string }) => e.field)).to.deep.equal([field]);
+        }
+        const stored = await rest(`/v1/alert-rules/${mine.id}/`, fx.admin.rest);
+        expect(stored.body).to.include({ name: 'Acme runway', value: 2 });
+        expect(stored.body.company_ids).to.deep.equal([acme.id]);
+        expect(await mcpText('delete_alert_rule', { rule_id: mine.id })).to.include({ isError: false });
+        const another = await adminRule({ figure: 'stale', op: 'eq', value: true, company_ids: [acme.id] });
+        expect((await rest(`/v1/alert-rules/${another.id}/`, limited.rest, 'DELETE')).status).to.equal(200);
+        expect((await rest(`/v1/alert-rules/${another.id}/`, fx.admin.rest)).status).to.equal(404);
+      });
     });
 
     it('bad rules are refused with a 400 naming each field, and nothing is stored', async () => {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { deleteRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
-import { storedRule } from './rule.ts';
 
 export const deleteAlertRule = defineTool({
   name: 'delete_alert_rule',
@@ -13,8 +12,7 @@ export const deleteAlertRule = defineTool({
   write: true,
   permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    const rule = await storedRule(ctx, input.rule_id);
-    await deleteRule(ctx, rule);
+    const rule = await deleteRule(ctx, input.rule_id);
     return { success: true, message: `alert rule ${rule.id} deleted` };
   },
 });

@@ -34,14 +34,13 @@ export const ruleFields = {
 };
 
 /**
- * The rule a create or update would store, checked as a whole; every problem names its field. `kept`:
- * companies of the stored rule the caller cannot see, which stay in it unchecked (never named back).
+ * The rule a create or update would store, checked as a whole; every problem names its field. Whether
+ * it stays within the caller's companies is the service's to decide (services/alerts.ts).
  */
 export async function checkedRule(
   ctx: ToolContext,
   rule: AlertRuleRow,
   given: number | boolean,
-  kept: readonly string[] = [],
 ): Promise<AlertRuleRow> {
   if (!RULE_FIGURES.includes(rule.figure))
     throw InvalidInput.field('figure', `must be one of: ${RULE_FIGURES.join(', ')}`);
@@ -62,15 +61,8 @@ export async function checkedRule(
         `no company with id ${rule.company_ids[i]} that you can see`,
       );
   }
-  const companyIds = rule.company_ids && [...new Set([...rule.company_ids, ...kept])];
+  const companyIds = rule.company_ids && [...new Set(rule.company_ids)];
   return { ...rule, value: threshold.threshold, company_ids: companyIds };
-}
-
-/** The companies of a stored rule the caller cannot see: an update keeps them as they are. */
-export function hiddenCompanies(ctx: ToolContext, rule: AlertRuleRow): string[] {
-  const visible = ctx.principal.scope.companyIds;
-  if (!rule.company_ids || !visible) return [];
-  return rule.company_ids.filter((id) => !visible.includes(id));
 }
 
 /** A rule as the caller may see it: a list of companies shows only those visible to them. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { thresholdValue } from '../../alerts/rules.ts';
-import { updateRule } from '../../services/alerts.ts';
+import { ruleToChange, updateRule } from '../../services/alerts.ts';
 import { defineTool } from '../define.ts';
-import { AlertRule, checkedRule, hiddenCompanies, ruleFields, storedRule, visibleRule } from './rule.ts';
+import { AlertRule, checkedRule, ruleFields, visibleRule } from './rule.ts';
 
 export const updateAlertRule = defineTool({
   name: 'update_alert_rule',
@@ -23,11 +23,9 @@ export const updateAlertRule = defineTool({
   write: true,
   permission: 'edit_alert_rules',
   async handler(ctx, input) {
-    const rule = await storedRule(ctx, input.rule_id);
+    // A rule reaching companies the caller cannot see is unknown to them, before any field is checked.
+    const rule = await ruleToChange(ctx, input.rule_id);
     const at = ctx.clock.now().toISOString();
-    // The caller sees and changes only the companies of the list they can see; the others stay.
-    const kept = hiddenCompanies(ctx, rule);
-    const shown = rule.company_ids === null ? null : rule.company_ids.filter((id) => !kept.includes(id));
     const changed = await checkedRule(
       ctx,
       {
@@ -36,11 +34,10 @@ export const updateAlertRule = defineTool({
         figure: input.figure ?? rule.figure,
         op: input.op ?? rule.op,
         fund_id: input.fund_id === undefined ? rule.fund_id : input.fund_id,
-        company_ids: input.company_ids === undefined ? shown : input.company_ids,
+        company_ids: input.company_ids === undefined ? rule.company_ids : input.company_ids,
         updated_at: at,
       },
       input.value ?? thresholdValue(rule.value),
-      kept,
     );
     await updateRule(ctx, changed);
     return visibleRule(ctx, changed)!;
