@@ -686,6 +686,28 @@ for (const dialect of dialects) {
         expect(foreign).to.have.length(0);
       });
 
+      it('refuses an editor limited to Acme a batch that also names another company, writing none of it', async () => {
+        const before = (await stored(fx.companies.acme.id)).Owner;
+        const logBefore = await count('change_log');
+        const res = await put(
+          [
+            { company_id: fx.companies.acme.id, custom_column_id: textColumn, value: 'Limited' },
+            { company_id: fx.companies.beta.id, custom_column_id: textColumn, value: 'Limited' },
+          ],
+          limitedEditor,
+        );
+        expect(res.status).to.equal(404);
+        expect(fields(res.body)).to.deep.equal(['items[1].company_id']);
+        expect((await stored(fx.companies.acme.id)).Owner).to.equal(before);
+        expect(await count('change_log')).to.equal(logBefore);
+        const own = await put(
+          [{ company_id: fx.companies.acme.id, custom_column_id: textColumn, value: 'Limited' }],
+          limitedEditor,
+        );
+        expect(own.status, JSON.stringify(own.body)).to.equal(200);
+        expect((await stored(fx.companies.acme.id)).Owner).to.equal('Limited');
+      });
+
       it('replays an idempotent retry without writing again', async () => {
         const body = [{ company_id: fx.companies.acme.id, custom_column_id: textColumn, value: 'Idem' }];
         const first = await put(body, fx.editor.rest, 'columns-once');

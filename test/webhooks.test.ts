@@ -9,7 +9,7 @@ import { postWebhook } from '../webhooks/post.ts';
 import { webhookUrlRefusal } from '../webhooks/url.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
-import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';
 import { csrfOf, WebClient } from './helpers/oauth.ts';
 import { waitFor } from './helpers/processes.ts';
 import { api, startTestServer } from './helpers/server.ts';
@@ -179,6 +179,60 @@ for (const dialect of dialects) {
       }
       const list = await api(server.url, '/v1/webhooks/', { token: admin() });
       expect(list.body.results).to.deep.equal([]);
+    });
+
+    it('lets an admin limited to some companies neither manage endpoints, even one of their companies, nor see them', async () => {
+      const limited = await makeUser(
+        fx.repos,
+        fx.firmA.id,
+        'limited-admin@alpha.test',
+        'admin',
+        { all_companies: false },
+        [fx.companies.acme.id],
+      );
+      const firmWide = await createEndpoint();
+      const acmeOnly = await createEndpoint({ company_ids: [fx.companies.acme.id] });
+      const [event] = await appendEvents(fx, 1);
+      const delivery = await waitFor('a delivery', async () => {
+        const res = await api(server.url, `/v1/webhooks/${firmWide.id}/deliveries/`, { token: admin() });
+        return res.body.results.find((d: { event_id: string }) => d.event_id === event);
+      });
+      const calls: [string, string, Record<string, unknown>?][] = [
+        ['GET', '/v1/webhooks/'],
+        ['POST', '/v1/webhooks/', { url: rx.url, company_ids: [fx.companies.acme.id] }],
+      ];
+      for (const { id } of [firmWide, acmeOnly])
+        calls.push(
+          ['GET', `/v1/webhooks/${id}/`],
+          ['PATCH', `/v1/webhooks/${id}/`, { enabled: false }],
+          ['POST', `/v1/webhooks/${id}/rotate-secret/`],
+          ['POST', `/v1/webhooks/${id}/test/`],
+          ['GET', `/v1/webhooks/${id}/deliveries/`],
+          ['DELETE', `/v1/webhooks/${id}/`],
+        );
+      calls.push(['POST', `/v1/webhooks/${firmWide.id}/deliveries/${delivery.id}/replay/`]);
+      for (const [method, path, body] of calls) {
+        const res = await api(server.url, path, { token: limited.rest, method, body });
+        expect(res.status, `${method} ${path}`).to.equal(403);
+        expect(res.body.detail).to.equal('managing webhooks needs access to all companies of the firm');
+      }
+      const list = await api(server.url, '/v1/webhooks/', { token: admin() });
+      expect(
+        list.body.results.map((e: { id: string; enabled: boolean }) => [e.id, e.enabled]),
+      ).to.have.deep.members([
+        [firmWide.id, true],
+        [acmeOnly.id, true],
+      ]);
+      const web = new WebClient(server.url);
+      await web.signIn('limited-admin@alpha.test');
+      const page = await web.get('/account/developer');
+      expect(page.text).to.not.include('webhooks-heading');
+      const refused = await web.post('/account/developer/webhooks', {
+        csrf_token: csrfOf(page.text),
+        url: rx.url,
+      });
+      expect(refused.status).to.equal(404);
+      expect((await api(server.url, '/v1/webhooks/', { token: admin() })).body.results).to.have.length(2);
     });
 
     it('delivers each outbox event signed per Standard Webhooks, with the event id as webhook-id', async () => {
