@@ -117,6 +117,31 @@ for (const dialect of dialects) {
         }
       });
 
+      it('refuses a redirect URI that is not a valid URI by RFC 3986, naming redirect_uris[i], and stores nothing', async () => {
+        const before = await fx.repos.db('mcp_clients').count({ n: '*' }).first();
+        for (const [uris, field] of [
+          [['http://127.0.0.1:9999/cb"><img src=x onerror=alert(1)>'], 'redirect_uris[0]'],
+          [['https://app.example/cb', 'https://app.example/a b'], 'redirect_uris[1]'],
+          [
+            ['https://app.example/cb', 'https://app.example/cb', 'https://app.example\\evil'],
+            'redirect_uris[2]',
+          ],
+          [['https://app.example/<cb>'], 'redirect_uris[0]'],
+          [['https://app.example/cb\u0007'], 'redirect_uris[0]'],
+        ] as const) {
+          const bad = await registerClient(base, { redirect_uris: uris });
+          expect(bad.status, uris.join(' ')).to.equal(400);
+          expect(bad.body.error).to.equal('invalid_redirect_uri');
+          const description = (bad.body as { error_description?: string }).error_description!;
+          expect(description, uris.join(' ')).to.match(
+            new RegExp(`^${field.replace(/[[\]]/g, '\\$&')} holds `),
+          );
+          expect(description).to.not.include('<img');
+        }
+        const after = await fx.repos.db('mcp_clients').count({ n: '*' }).first();
+        expect(after).to.deep.equal(before);
+      });
+
       it('checks a confidential client secret against its hash, by Basic or in the body', async () => {
         const { body: client } = await registerClient(base, {
           redirect_uris: [REDIRECT],

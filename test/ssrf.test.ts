@@ -248,6 +248,17 @@ describe('SSRF through client metadata documents', () => {
       expect(client).to.equal(undefined);
     });
 
+    it('refuses a document whose redirect URI is not a valid URI by RFC 3986', async () => {
+      serveJson('/quoted.json', {
+        client_id: url('/quoted.json'),
+        redirect_uris: ['http://127.0.0.1:9/cb"><script>alert(1)</script>'],
+      });
+      const client = await store({ resolve: resolverTo('127.0.0.1'), loopback: true }).getClient(
+        url('/quoted.json'),
+      );
+      expect(client).to.equal(undefined);
+    });
+
     it('refuses to follow a redirect', async () => {
       serveJson('/target.json', { client_id: url('/moved.json'), redirect_uris: [REDIRECT] });
       routes.set('/moved.json', (res) => res.writeHead(302, { Location: url('/target.json') }).end());

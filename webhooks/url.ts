@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isLoopbackAddress, isPublicAddress, type Resolve, resolveWithDns } from '../core/public-address.ts';
+import { uriProblem } from '../core/uri.ts';
 
 const REFUSED = '(private, loopback, link-local and reserved addresses are refused)';
 
@@ -18,18 +19,21 @@ function isLoopbackHost(host: string): boolean {
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /**
- * Why a webhook URL is refused, or undefined when it may be stored: https only (http to loopback when
- * private URLs are allowed), no credentials, and an address literal must be public. Host names are
+ * Why a webhook URL is refused, or undefined when it may be stored: a valid URI by RFC 3986, https
+ * only (http to loopback when private URLs are allowed), no credentials, and an address literal must
+ * be public. Host names are
  * checked again at every connection, after DNS.
  */
 export function webhookUrlProblem(text: string, allowPrivate: boolean): string | undefined {
+  if (text.length > 2000) return 'must be at most 2000 characters';
+  const invalid = uriProblem(text);
+  if (invalid) return invalid;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return 'must be an absolute https URL';
   }
-  if (text.length > 2000) return 'must be at most 2000 characters';
   if (url.username || url.password) return 'must not carry a user name or password';
   const host = hostOf(url);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivate && isLoopbackHost(host)))

@@ -11,6 +11,7 @@ import {
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { hashSecret } from '../../core/secrets.ts';
+import { uriProblem } from '../../core/uri.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import { fetchPublicDocument, type Resolve, resolveWithDns } from './document-fetch.ts';
 
@@ -25,18 +26,23 @@ const MAX_REMEMBERED_FAILURES = 1000;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** Redirect URIs we accept: any https address, or http on a loopback host (native and CLI clients). */
+/**
+ * Redirect URIs we accept: valid URIs by RFC 3986, without a fragment, on any https address or on http
+ * to a loopback host (native and CLI clients). Why not, or null.
+ */
 export function redirectUriProblem(uri: string): string | null {
+  const invalid = uriProblem(uri);
+  if (invalid) return invalid;
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    return `${uri} is not a URL`;
+    return 'is not a URL';
   }
-  if (url.hash) return `${uri} must not have a fragment`;
+  if (url.hash || uri.includes('#')) return 'must not have a fragment';
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
-  return `${uri} must be https, or http on localhost, 127.0.0.1 or [::1]`;
+  return 'must be https, or http on localhost, 127.0.0.1 or [::1]';
 }
 
 /** Private, link-local and loopback address literals, which a metadata fetch must never reach. */
@@ -273,10 +279,10 @@ function validateClientMetadata(client: OAuthClientInformationFull): void {
   if (client.redirect_uris.length === 0) {
     throw new CustomOAuthError('invalid_redirect_uri', 'redirect_uris must list at least one URI');
   }
-  for (const uri of client.redirect_uris) {
+  client.redirect_uris.forEach((uri, i) => {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new CustomOAuthError('invalid_redirect_uri', problem);
-  }
+    if (problem) throw new CustomOAuthError('invalid_redirect_uri', `redirect_uris[${i}] ${problem}`);
+  });
   const grants = client.grant_types ?? ['authorization_code'];
   const unsupported = grants.filter((g) => g !== 'authorization_code' && g !== 'refresh_token');
   if (unsupported.length > 0) {
