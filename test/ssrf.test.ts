@@ -148,6 +148,24 @@ describe('SSRF through client metadata documents', () => {
       expect(isPublicAddress(address), address).to.equal(true);
   });
 
+  it('does not take a URL on a local name or non-public address literal for a metadata document', () => {
+    const s = store();
+    for (const host of [
+      'localhost',
+      'metadata.internal',
+      '10.0.0.1',
+      '169.254.169.254',
+      '[fd00::1]',
+      '[::ffff:10.0.0.1]',
+      '[64:ff9b::a00:1]',
+      '[2002:a00:1::1]',
+      '198.51.100.7',
+    ])
+      expect(s.isMetadataUrl(`https://${host}/client.json`), host).to.equal(false);
+    expect(s.isMetadataUrl('https://93.184.215.14/client.json')).to.equal(true);
+    expect(s.isMetadataUrl('https://client.example/client.json')).to.equal(true);
+  });
+
   it('never connects to a host name that resolves to a loopback address', async () => {
     const target = await connectionCounter();
     try {

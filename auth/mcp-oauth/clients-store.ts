@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import { isPublicAddress } from '../../core/public-address.ts';
 import { hashSecret } from '../../core/secrets.ts';
 import { uriProblem } from '../../core/uri.ts';
 import type { Repos } from '../../db/repos/index.ts';
@@ -45,29 +46,14 @@ export function redirectUriProblem(uri: string): string | null {
   return 'must be https, or http on localhost, 127.0.0.1 or [::1]';
 }
 
-/** Private, link-local and loopback address literals, which a metadata fetch must never reach. */
+/**
+ * Host names and address literals a metadata fetch must never reach: local names, and any address that
+ * is not public (the fetch checks every resolved address again).
+ */
 function isInternalHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) return true;
-  const version = isIP(host);
-  if (version === 4) {
-    const [a, b] = host.split('.').map(Number) as [number, number];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127)
-    );
-  }
-  if (version === 6) {
-    return (
-      host === '::1' || host === '::' || /^(fc|fd|fe8|fe9|fea|feb)/.test(host) || host.startsWith('::ffff:')
-    );
-  }
-  return false;
+  return isIP(host) !== 0 && !isPublicAddress(host);
 }
 
 export interface ClientsStoreOptions {
