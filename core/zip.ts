@@ -4,6 +4,14 @@ import { groupThousands } from './grouping.ts';
 /** A zip archive that cannot be read, or one that would read beyond a limit; the message says which. */
 export class ZipError extends Error {
   override name = 'ZipError';
+
+  /** For a bound passed while inflating: how many bytes had been inflated when it stopped. */
+  constructor(
+    message: string,
+    readonly inflated?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** One file of a zip archive, as its central directory describes it. */
@@ -132,7 +140,7 @@ export function inflateBounded(
   const inflater = new Inflate((chunk, final) => {
     produced += chunk.length;
     if (produced > maxBytes) {
-      passOn = new ZipError(`${what} inflates beyond ${mib(maxBytes)}`);
+      passOn = new ZipError(`${what} inflates beyond ${mib(maxBytes)}`, produced);
       throw passOn;
     }
     try {
@@ -178,17 +186,28 @@ export class ZipReader {
     return this.byName.get(name);
   }
 
-  /** Streams one entry's content to `onChunk`, at most `maxBytes` of it (the entry cap by default). */
+  /**
+   * Streams one entry's content to `onChunk`, at most `maxBytes` of it (the entry cap by default). An
+   * entry that inflates past the size it declares is a crafted one: refused from its sizes alone when
+   * its compressed data is too long to hold so little, else as soon as the inflated bytes pass it.
+   */
   read(entry: ZipEntry, onChunk: (chunk: Uint8Array) => void, maxBytes = this.limits.maxEntryBytes): void {
     if (entry.encrypted) throw new ZipError(`${entry.name} is encrypted`);
     const start = dataStart(this.bytes, entry);
     const data = this.bytes.subarray(start, start + entry.compressedSize);
     const left = this.limits.maxTotalBytes - this.total;
-    const cap = Math.min(maxBytes, left);
-    const over =
-      left < maxBytes
-        ? `the zip archive's entries inflate beyond ${mib(this.limits.maxTotalBytes)} in total`
-        : `${entry.name} inflates beyond ${mib(cap)}`;
+    const bounds = [
+      {
+        bytes: entry.declaredSize,
+        over: `${entry.name} inflates beyond the ${groupThousands(entry.declaredSize)} bytes it declares (a crafted zip)`,
+      },
+      { bytes: maxBytes, over: `${entry.name} inflates beyond ${mib(maxBytes)}` },
+      {
+        bytes: left,
+        over: `the zip archive's entries inflate beyond ${mib(this.limits.maxTotalBytes)} in total`,
+      },
+    ];
+    const { bytes: cap, over } = bounds.reduce((a, b) => (b.bytes < a.bytes ? b : a));
     const count = (chunk: Uint8Array) => {
       this.total += chunk.length;
       onChunk(chunk);
@@ -199,11 +218,14 @@ export class ZipReader {
       return;
     }
     if (entry.method !== 8) throw new ZipError(`${entry.name} uses compression method ${entry.method}`);
+    // DEFLATE never stores much more than it holds (stored blocks add 5 bytes in 64 KB, fixed codes at
+    // most 9 bits a byte): data longer than that would inflate past the declared size, so none is read.
+    if (data.length > entry.declaredSize * 1.125 + 1024) throw new ZipError(bounds[0]!.over, 0);
     try {
       inflateBounded(data, cap, count, entry.name);
     } catch (err) {
       if (err instanceof ZipError && err.message.startsWith(`${entry.name} inflates beyond`))
-        throw new ZipError(over);
+        throw new ZipError(over, err.inflated);
       throw err;
     }
   }

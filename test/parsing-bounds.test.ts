@@ -5,6 +5,7 @@ import { type Extraction, extractText, tidy } from '../parsing/extract.ts';
 import { XmlError, XmlReader } from '../parsing/xml.ts';
 import {
   docxBomb,
+  docxInflating,
   docxNestedSdt,
   manyEntries,
   odsRepeatedCells,
@@ -15,6 +16,21 @@ import {
   xlsxCorners,
   xlsxGrid,
 } from './helpers/hostile-files.ts';
+
+/** Reads a file's document part: the ZipError that stopped it, and how many bytes reached the reader. */
+function refusalOf(file: Buffer): { error: ZipError; delivered: number } {
+  const reader = new ZipReader(file);
+  let delivered = 0;
+  try {
+    reader.read(reader.entry('word/document.xml')!, (chunk) => {
+      delivered += chunk.length;
+    });
+  } catch (err) {
+    if (err instanceof ZipError) return { error: err, delivered };
+    throw err;
+  }
+  throw new Error('the document part was read whole');
+}
 
 /** Parses a file and how long it took. */
 async function parse(content: Buffer, filename: string): Promise<{ result: Extraction; ms: number }> {
@@ -64,13 +80,42 @@ describe('parsers stay bounded on hostile files', function () {
     expect(ms).to.be.below(10_000);
   });
 
-  it('refuses a zip whose headers understate what it inflates to, once 64 MB are out', async () => {
+  it('refuses an entry inflating to 100 MB, as it declares, once 64 MB are out', async () => {
     const { result, ms } = await parse(docxBomb(), 'bomb.docx');
     expect(result).to.deep.equal({
       state: 'not-parseable',
       reason: 'word/document.xml inflates beyond 64 MB',
     });
     expect(ms).to.be.below(10_000);
+  });
+
+  it('refuses at once an entry declared as 10 bytes that inflates to 50 MB, inflating none of it', async () => {
+    const crafted = docxInflating(50, 10);
+    const refusal = refusalOf(crafted);
+    expect(refusal.error.message).to.equal(
+      'word/document.xml inflates beyond the 10 bytes it declares (a crafted zip)',
+    );
+    // Its 50 KB of compressed data cannot hold only 10 bytes: refused from the sizes alone.
+    expect(refusal.error.inflated).to.equal(0);
+    expect(refusal.delivered).to.equal(0);
+    const { result, ms } = await parse(crafted, 'crafted.docx');
+    expect(result).to.deep.equal({
+      state: 'not-parseable',
+      reason: 'word/document.xml inflates beyond the 10 bytes it declares (a crafted zip)',
+    });
+    expect(ms).to.be.below(1_000);
+  });
+
+  it('stops an entry declaring 200 KB, no less than its compressed size, within 4.2 MB of inflating 50 MB', () => {
+    const refusal = refusalOf(docxInflating(50, 200 * 1024));
+    expect(refusal.error.message).to.equal(
+      'word/document.xml inflates beyond the 204,800 bytes it declares (a crafted zip)',
+    );
+    expect(refusal.delivered).to.be.at.most(200 * 1024);
+    // One 4 KB piece of input inflates to 4.2 MB at most: the output passes the bound by no more.
+    expect(refusal.error.inflated)
+      .to.be.above(200 * 1024)
+      .and.at.most(200 * 1024 + 4096 * 1032);
   });
 
   it('refuses a zip of more than 10,000 entries from its directory alone', async () => {
@@ -155,6 +200,15 @@ describe('tidy and the zip reader', () => {
     ).to.throw(ZipError, 'inflates beyond');
     expect(chunks).to.be.above(1);
     expect(seen).to.be.at.most(1024 * 1024);
+  });
+
+  it('refuses a stored entry holding more than it declares', () => {
+    const zip = rawZip([{ name: 'a', data: new Uint8Array(5000), method: 0, declaredSize: 10 }]);
+    const reader = new ZipReader(zip);
+    expect(() => reader.readAll(reader.entry('a')!)).to.throw(
+      ZipError,
+      'a inflates beyond the 10 bytes it declares (a crafted zip)',
+    );
   });
 
   it('refuses a zip64 archive and a damaged directory with a reason', () => {

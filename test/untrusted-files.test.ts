@@ -89,7 +89,10 @@ const POISON: Record<string, { make: () => Buffer; ends: Ending }> = {
   },
   'understated.docx': {
     make: () => docxUnderstatedZip(),
-    ends: { state: 'completed', cut: 'the text was cut at 1,000,000 characters' },
+    ends: {
+      state: 'not-parseable',
+      reason: 'word/document.xml inflates beyond the 1,000 bytes it declares (a crafted zip)',
+    },
   },
   'zip-bomb.docx': {
     make: () => docxBomb(),

@@ -262,21 +262,26 @@ export function docxUnderstatedZip(mb = 8): Buffer {
 }
 
 /**
- * A Word document whose document part claims 1 KB and inflates to 100 MB: well-formed XML all the way
- * (one text run that never ends), so only the cap on inflated bytes can stop it.
+ * A Word document whose document part inflates to `mb` MB, well-formed XML all the way (one text run
+ * that never ends), and declares `declared` bytes in its zip headers (its true size by default).
  */
-export function docxBomb(): Buffer {
+export function docxInflating(mb: number, declared?: number): Buffer {
   const entries: RawEntry[] = Object.entries(docxParts('')).map(([name, body]) => {
     const data = typeof body === 'string' ? strToU8(body) : body;
     return { name, data, method: 0, declaredSize: data.length };
   });
   const document = entries.find((e) => e.name === 'word/document.xml')!;
   const start = Buffer.from(`${HEAD}<w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>`);
-  const body = Buffer.concat([start, Buffer.alloc(100 * 1024 * 1024 - start.length, 'a')]);
+  const body = Buffer.concat([start, Buffer.alloc(mb * 1024 * 1024 - start.length, 'a')]);
   document.data = deflateRawSync(body, { level: 9 });
   document.method = 8;
-  document.declaredSize = 1024;
+  document.declaredSize = declared ?? body.length;
   return rawZip(entries);
+}
+
+/** A Word document whose document part inflates to 100 MB, saying so: only the inflate cap stops it. */
+export function docxBomb(): Buffer {
+  return docxInflating(100);
 }
 
 /** A zip of more entries than any document has. */
