@@ -17,6 +17,7 @@ import * as events from './020-events.ts';
 import * as webhooks from './021-webhooks.ts';
 import * as alerts from './022-alerts.ts';
 import * as searchStemming from './023-search-stemming.ts';
+import * as informationLoop from './024-information-loop.ts';
 import * as outboundMail from './025-outbound-mail.ts';
 
 interface Migration {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '021-webhooks': webhooks,
   '022-alerts': alerts,
   '023-search-stemming': searchStemming,
+  '024-information-loop': informationLoop,
   '025-outbound-mail': outboundMail,
 };
 

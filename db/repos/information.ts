@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
+import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
 import { bool, countAndPage, scoped, whereContains } from './util.ts';
+
+/** A request's state: drafted, sent to its companies (taking answers), or closed. */
+export type RequestStatus = 'draft' | 'sent' | 'closed';
 
 export interface InformationRequestRow {
   id: string;
@@ -13,7 +17,29 @@ export interface InformationRequestRow {
   period: string;
   status: string;
   created_at: string;
+  created_by?: string | null;
+  updated_at?: string | null;
+  sent_at?: string | null;
+  closed_at?: string | null;
+  /** JSON array of days relative to the due date. */
+  reminder_days?: string | null;
+  copied_from?: string | null;
+  message?: string;
 }
+
+/** The reports of a request, tallied in SQL over the reports the caller may see. */
+export interface RequestCounts {
+  completed_count: number;
+  in_progress_count: number;
+  not_started_count: number;
+  partially_complete_count: number;
+  past_due_count: number;
+  unanswered_count: number;
+  /** Companies the request asks (that the caller may see). */
+  company_count: number;
+}
+
+export type CountedRequestRow = InformationRequestRow & RequestCounts;
 
 /** A document or metric an information request asks for. */
 export interface RequestedItemRow {
@@ -22,6 +48,10 @@ export interface RequestedItemRow {
   name: string;
   optional: boolean;
   position: number;
+  description?: string;
+  /** Metrics only: the standard category or custom metric, and the period its value covers. */
+  category_id?: string | null;
+  time_period?: string | null;
 }
 
 export interface InformationReportRow {
@@ -32,6 +62,9 @@ export interface InformationReportRow {
   submitted_at: string | null;
   status: string;
   created_at: string;
+  updated_at?: string | null;
+  reminded_at?: string | null;
+  late_at?: string | null;
 }
 
 /** A report as listed: with its company's name and its request's due date. */
@@ -46,6 +79,12 @@ export interface ReportDocumentRow {
   requested_document: string;
   status: string;
   position: number;
+  request_document_id?: string | null;
+  optional?: boolean;
+  /** The document the company's file became. */
+  document_id?: string | null;
+  file_sha256?: string | null;
+  updated_at?: string | null;
 }
 
 export interface ReportMetricRow {
@@ -56,14 +95,15 @@ export interface ReportMetricRow {
   status: string;
   time_period: string;
   position: number;
-}
-
-export interface ReportStatusCount {
-  information_request_id: string;
-  status: string;
-  count: number;
-  /** Of those, the reports not submitted yet. */
-  unsubmitted: number;
+  request_metric_id?: string | null;
+  category_id?: string | null;
+  optional?: boolean;
+  /** The draft or submitted value, and its currency (money only). */
+  value?: string | null;
+  currency?: string | null;
+  /** The metric datum the submitted value was written to. */
+  datum_id?: string | null;
+  updated_at?: string | null;
 }
 
 export interface ReportFilter {
@@ -74,6 +114,8 @@ export interface ReportFilter {
   excludeStatuses?: readonly string[];
   /** Late (submitted after the due date, or unsubmitted past it) or not, as of `today` (YYYY-MM-DD). */
   late?: { late: boolean; today: string };
+  /** Submitted (true) or not yet (false). */
+  answered?: boolean;
 }
 
 /** A report status in lower case with `-` for `_`, so `In_Progress` is `in-progress`. */
@@ -90,6 +132,67 @@ function groupBy<T extends Record<K, string>, K extends keyof T>(rows: T[], key:
   return out;
 }
 
+/** The statuses a report counts under; any other status counts as not-started. */
+const COUNTED = "('completed', 'in-progress', 'partially-complete')";
+const REPORT_STATUS = "replace(lower(trim(rep.status)), '_', '-')";
+
+/**
+ * The counters of each request as columns of the same statement, each a count of the request's
+ * reports the caller may see (correlated, so a page costs its own rows, not the firm's): lateness
+ * from the due date against `today`, in SQL.
+ */
+function counterColumns(db: Knex, scope: Scope, today: string): Knex.Raw[] {
+  const ids = scope.companyIds ? JSON.stringify(scope.companyIds) : undefined;
+  const inScope = (column: string) =>
+    ids === undefined
+      ? ''
+      : isPostgres(db)
+        ? ` and ${column} in (select json_array_elements_text(?::json))`
+        : ` and ${column} in (select value from json_each(?))`;
+  const scopeBinding = ids === undefined ? [] : [ids];
+  const reports = (where: string, alias: string, extra: string[] = []) =>
+    db.raw(
+      `(select count(*) from information_reports rep where rep.information_request_id = information_requests.id${inScope('rep.company_id')} and ${where}) as ${alias}`,
+      [...scopeBinding, ...extra],
+    );
+  return [
+    reports(`${REPORT_STATUS} = 'completed'`, 'completed_count'),
+    reports(`${REPORT_STATUS} = 'in-progress'`, 'in_progress_count'),
+    reports(`${REPORT_STATUS} = 'partially-complete'`, 'partially_complete_count'),
+    reports(`${REPORT_STATUS} not in ${COUNTED}`, 'not_started_count'),
+    reports(`${REPORT_STATUS} <> 'completed' and information_requests.due_date < ?`, 'past_due_count', [
+      today,
+    ]),
+    reports('rep.submitted_at is null', 'unanswered_count'),
+    db.raw(
+      `(select count(*) from information_request_companies rc where rc.request_id = information_requests.id${inScope('rc.company_id')}) as company_count`,
+      scopeBinding,
+    ),
+  ];
+}
+
+const COUNT_COLUMNS = [
+  'completed_count',
+  'in_progress_count',
+  'not_started_count',
+  'partially_complete_count',
+  'past_due_count',
+  'unanswered_count',
+  'company_count',
+] as const;
+
+/** PostgreSQL answers count(*) as text; SQLite as a number. */
+function withCounts(row: Record<string, unknown>): CountedRequestRow {
+  const out = { ...row } as Record<string, unknown>;
+  for (const c of COUNT_COLUMNS) out[c] = Number(row[c] ?? 0);
+  return out as unknown as CountedRequestRow;
+}
+
+export interface RequestListFilter {
+  name?: string;
+  status?: string;
+}
+
 export function informationRepo(db: Knex) {
   async function items<T extends { position: number }>(
     table: string,
@@ -102,25 +205,42 @@ export function informationRepo(db: Knex) {
       .orderBy([{ column }, { column: 'position' }, { column: 'id' }])) as T[];
     return rows.map((r) => ({ ...r, position: Number(r.position) }));
   }
+  const withBool = <T extends { optional?: unknown }>(rows: T[]) =>
+    rows.map((r) => ({ ...r, optional: bool(r.optional) }));
 
   return {
-    /** The firm's information requests, due date newest first. */
+    /** The firm's information requests, due date newest first, each with its counters. */
     async listRequests(
-      firmId: string,
-      filter: { name?: string },
+      scope: Scope,
+      filter: RequestListFilter,
       page: Page,
-    ): Promise<Counted<InformationRequestRow>> {
-      const base = db('information_requests').where('information_requests.firm_id', firmId);
+      today: string,
+    ): Promise<Counted<CountedRequestRow>> {
+      const base = db('information_requests').where('information_requests.firm_id', scope.firmId);
       if (filter.name) whereContains(base, 'information_requests.name', filter.name);
-      return countAndPage<InformationRequestRow>(base, page, (qb) =>
-        qb.orderBy([
-          { column: 'information_requests.due_date', order: 'desc' },
-          { column: 'information_requests.id' },
-        ]),
+      if (filter.status) base.where('information_requests.status', filter.status);
+      const counted = await countAndPage<Record<string, unknown>>(
+        base,
+        page,
+        (qb) =>
+          qb.orderBy([
+            { column: 'information_requests.due_date', order: 'desc' },
+            { column: 'information_requests.id' },
+          ]),
+        (qb) => qb.select('information_requests.*', ...counterColumns(db, scope, today)),
       );
+      return { count: counted.count, rows: counted.rows.map(withCounts) };
     },
     async getRequest(firmId: string, id: string): Promise<InformationRequestRow | undefined> {
       return db<InformationRequestRow>('information_requests').where({ firm_id: firmId, id }).first();
+    },
+    /** One request of the firm with its counters over the reports the caller may see. */
+    async countedRequest(scope: Scope, id: string, today: string): Promise<CountedRequestRow | undefined> {
+      const row = (await db('information_requests')
+        .where({ 'information_requests.firm_id': scope.firmId, 'information_requests.id': id })
+        .select('information_requests.*', ...counterColumns(db, scope, today))
+        .first()) as Record<string, unknown> | undefined;
+      return row && withCounts(row);
     },
     /** What each request asks for, in the order it asks. */
     async requestedItems(requestIds: string[]) {
@@ -128,29 +248,21 @@ export function informationRepo(db: Knex) {
         items<RequestedItemRow>('information_request_documents', 'request_id', requestIds),
         items<RequestedItemRow>('information_request_metrics', 'request_id', requestIds),
       ]);
-      const withBool = (rows: RequestedItemRow[]) => rows.map((r) => ({ ...r, optional: bool(r.optional) }));
       return {
         documents: groupBy(withBool(documents), 'request_id'),
         metrics: groupBy(withBool(metrics), 'request_id'),
       };
     },
-    /** How many visible reports of each request are in each status. */
-    async reportStatusCounts(scope: Scope, requestIds: string[]): Promise<ReportStatusCount[]> {
-      if (requestIds.length === 0) return [];
-      const rows = (await scoped(db('information_reports'), scope, 'information_reports')
-        .whereIn('information_reports.information_request_id', requestIds)
-        .groupBy('information_reports.information_request_id', 'information_reports.status')
-        .select('information_reports.information_request_id', 'information_reports.status')
-        .count({ count: '*' })
-        .select(
-          db.raw('sum(case when information_reports.submitted_at is null then 1 else 0 end) as unsubmitted'),
-        )) as {
-        information_request_id: string;
-        status: string;
-        count: number | string;
-        unsubmitted: number | string;
-      }[];
-      return rows.map((r) => ({ ...r, count: Number(r.count), unsubmitted: Number(r.unsubmitted) }));
+    /** The companies each request asks, by request id. */
+    async requestCompanies(requestIds: string[]): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>();
+      if (requestIds.length === 0) return out;
+      const rows = (await db('information_request_companies')
+        .whereIn('request_id', [...new Set(requestIds)])
+        .orderBy(['request_id', 'company_id'])
+        .select('request_id', 'company_id')) as { request_id: string; company_id: string }[];
+      for (const r of rows) out.set(r.request_id, [...(out.get(r.request_id) ?? []), r.company_id]);
+      return out;
     },
     /** Visible reports, newest submission first and unsubmitted ones last. */
     async listReports(scope: Scope, filter: ReportFilter, page: Page): Promise<Counted<ListedReportRow>> {
@@ -182,6 +294,10 @@ export function informationRepo(db: Knex) {
                 .whereRaw(`${SUBMITTED_DAY} ${late ? '>' : '<='} ${due}`),
             ),
         );
+      }
+      if (filter.answered !== undefined) {
+        if (filter.answered) base.whereNotNull('information_reports.submitted_at');
+        else base.whereNull('information_reports.submitted_at');
       }
       return countAndPage<ListedReportRow>(
         base,
@@ -217,7 +333,10 @@ export function informationRepo(db: Knex) {
         items<ReportDocumentRow>('information_report_documents', 'report_id', reportIds),
         items<ReportMetricRow>('information_report_metrics', 'report_id', reportIds),
       ]);
-      return { documents: groupBy(documents, 'report_id'), metrics: groupBy(metrics, 'report_id') };
+      return {
+        documents: groupBy(withBool(documents), 'report_id'),
+        metrics: groupBy(withBool(metrics), 'report_id'),
+      };
     },
     async createRequest(
       request: InformationRequestRow,

@@ -5,7 +5,7 @@
 import type { MonthBook } from './demo-model.ts';
 import type { RequestSpec } from './demo-world.ts';
 import { docxFile, pdfFile, xlsxFile } from './office-files.ts';
-import type { CompanyCtx, FirmCtx, Row, UserRef } from './rows.ts';
+import { type CompanyCtx, type FirmCtx, type Row, standardCategory, type UserRef } from './rows.ts';
 import {
   addDays,
   addMinutes,
@@ -95,30 +95,33 @@ export function addInformationRequests(firm: FirmCtx): SubmittedReport[] {
       period_start_date: request.start,
       period_end_date: request.end,
       period: request.period,
-      status: request.status,
+      // An open request is one that was sent and still takes answers.
+      status: request.status === 'open' ? 'sent' : 'closed',
       created_at: createdAt,
+      updated_at: createdAt,
+      sent_at: createdAt,
+      closed_at: request.status === 'closed' ? createdAt : null,
     });
     const documents = REQUESTED_DOCUMENTS[request.period];
-    documents.forEach(([name, optional], position) => {
-      rows.add('information_request_documents', {
-        id: ids.next('rqd'),
-        request_id: requestId,
-        name,
-        optional,
-        position,
-      });
+    const documentIds = documents.map(([name, optional], position) => {
+      const id = ids.next('rqd');
+      rows.add('information_request_documents', { id, request_id: requestId, name, optional, position });
+      return id;
     });
-    REQUESTED_METRICS.forEach(([name, optional], position) => {
-      rows.add('information_request_metrics', {
+    const metricItems = REQUESTED_METRICS.map(([name, optional], position) => {
+      const category = standardCategory(name);
+      const item = {
         id: ids.next('rqm'),
-        request_id: requestId,
-        name,
-        optional,
-        position,
-      });
+        category_id: category.id,
+        time_period: category.pointInTime ? 'point_in_time' : request.period,
+      };
+      rows.add('information_request_metrics', { ...item, request_id: requestId, name, optional, position });
+      return item;
     });
 
     const reporting = firm.companies.filter((c) => c.model.books.some((b) => b.date === request.end));
+    for (const company of reporting)
+      rows.add('information_request_companies', { request_id: requestId, company_id: company.id });
     const openStatuses = rng.shuffle(
       reporting.map((_, i) => (i < 4 ? REPORT_STATUSES_OPEN[i]! : rng.pick(REPORT_STATUSES_OPEN))),
     );
@@ -145,6 +148,7 @@ export function addInformationRequests(firm: FirmCtx): SubmittedReport[] {
         submitted_at: submittedAt,
         status,
         created_at: createdAt,
+        updated_at: submittedAt ?? createdAt,
       });
       const itemStatus = (optional: boolean) => {
         if (status === 'completed') return optional && rng.chance(0.4) ? 'missing' : 'completed';
@@ -157,24 +161,30 @@ export function addInformationRequests(firm: FirmCtx): SubmittedReport[] {
         documentStatuses[0] = 'completed';
         documentStatuses[1] = 'missing';
       }
-      documents.forEach(([name], position) => {
+      documents.forEach(([name, optional], position) => {
         rows.add('information_report_documents', {
           id: ids.next('rpd'),
           report_id: reportId,
+          request_document_id: documentIds[position],
           requested_document: name,
+          optional,
           status: documentStatuses[position]!,
           position,
         });
       });
       REQUESTED_METRICS.forEach(([name, optional], position) => {
         const notReported = name === 'arr' && company.spec.model !== 'saas';
+        const item = metricItems[position]!;
         rows.add('information_report_metrics', {
           id: ids.next('rpm'),
           report_id: reportId,
+          request_metric_id: item.id,
+          category_id: item.category_id,
           name,
+          optional,
           date: request.end,
           status: notReported ? 'missing' : itemStatus(optional),
-          time_period: request.period,
+          time_period: item.time_period,
           position,
         });
       });

@@ -28,6 +28,7 @@ export const SEED_TABLES = [
   'fx_rates',
   'document_files',
   'information_requests',
+  'information_request_companies',
   'information_request_documents',
   'information_request_metrics',
   'information_reports',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { utcDate } from '../schemas/dates.ts';
-import { InformationRequest, reportCounts, toInformationRequest } from '../schemas/information.ts';
+import { InformationRequest, REQUEST_STATUSES, toInformationRequest } from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 export const listInformationRequests = defineTool({
@@ -12,34 +12,25 @@ export const listInformationRequests = defineTool({
   input: z.object({
     ...pageFields,
     name: z.string().optional().describe('Case-insensitive substring of the request name.'),
+    status: z
+      .enum(REQUEST_STATUSES)
+      .optional()
+      .describe('Only requests in this state: draft, sent (taking answers) or closed.'),
   }),
   output: listOf(InformationRequest),
   annotations: readOnly,
   async handler(ctx, input) {
     const { repos, principal } = ctx;
+    // Counters are counted over the reports of companies the caller may see, in the page's statement.
     const counted = await repos.information.listRequests(
-      principal.firm.id,
-      { name: input.name },
+      principal.scope,
+      { name: input.name, status: input.status },
       toPage(input),
+      utcDate(ctx.clock.now()),
     );
-    const ids = counted.rows.map((r) => r.id);
-    const [items, statuses] = await Promise.all([
-      repos.information.requestedItems(ids),
-      // Counted over the reports of companies the caller may see only.
-      repos.information.reportStatusCounts(principal.scope, ids),
-    ]);
-    const today = utcDate(ctx.clock.now());
+    const items = await repos.information.requestedItems(counted.rows.map((r) => r.id));
     return pageResult(input, counted, (row) =>
-      toInformationRequest(
-        row,
-        reportCounts(
-          row.due_date,
-          today,
-          statuses.filter((s) => s.information_request_id === row.id),
-        ),
-        items.documents.get(row.id) ?? [],
-        items.metrics.get(row.id) ?? [],
-      ),
+      toInformationRequest(row, items.documents.get(row.id) ?? [], items.metrics.get(row.id) ?? []),
     );
   },
 });

@@ -1,18 +1,29 @@
 import { z } from 'zod';
+import { isLate, REPORT_STATUSES, type ReportStatus } from '../../core/information.ts';
 import type {
-  InformationRequestRow,
+  CountedRequestRow,
   ListedReportRow,
   ReportDocumentRow,
   ReportMetricRow,
-  ReportStatusCount,
   RequestedItemRow,
 } from '../../db/repos/information.ts';
 
 const RequestedItem = z.object({
   id: z.string(),
   name: z.string(),
-  description: z.string().describe('What is asked for (the item name).'),
+  description: z.string().describe('What is asked for: the description given, else the item name.'),
   optional: z.boolean().describe('True when the company may skip it.'),
+});
+
+const RequestedMetric = RequestedItem.extend({
+  category_id: z
+    .string()
+    .nullable()
+    .describe('The standard category or custom metric asked for (get_metrics_options lists them).'),
+  time_period: z
+    .string()
+    .nullable()
+    .describe('The period the value covers: month, quarter, year or point_in_time.'),
 });
 
 export const InformationRequest = z.object({
@@ -22,7 +33,7 @@ export const InformationRequest = z.object({
   period_start_date: z.string().describe('Start of the reporting period, YYYY-MM-DD.'),
   period_end_date: z.string().describe('End of the reporting period, YYYY-MM-DD.'),
   period: z.string().describe('Reporting period label.'),
-  status: z.string(),
+  status: z.string().describe('draft (not sent yet), sent (taking answers) or closed.'),
   completed_count: z.number().int().describe('Reports completed.'),
   in_progress_count: z.number().int().describe('Reports in progress.'),
   not_started_count: z.number().int().describe('Reports not started (or in another unfinished status).'),
@@ -32,8 +43,19 @@ export const InformationRequest = z.object({
     .int()
     .describe('Reports not completed once the due date has passed; each also counts under its own status.'),
   unanswered_count: z.number().int().describe('Reports not submitted yet, whatever their status.'),
+  company_count: z.number().int().describe('Companies the request asks (of those you can see).'),
   requested_documents: z.array(RequestedItem),
-  requested_metrics: z.array(RequestedItem),
+  requested_metrics: z.array(RequestedMetric),
+  message: z.string().describe('The note to founders that the request e-mail carries.'),
+  reminder_days: z
+    .array(z.number().int())
+    .describe('When reminders go out, in days from the due date (-3 before, 0 on it, 7 after).'),
+  copied_from: z.string().nullable().describe('The request this one was copied from.'),
+  created_by: z.string().nullable().describe('Id of the user who created it.'),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+  sent_at: z.string().nullable().describe('When it was sent to its companies.'),
+  closed_at: z.string().nullable().describe('When it was closed (its links stop working).'),
 });
 export type InformationRequest = z.infer<typeof InformationRequest>;
 
@@ -71,9 +93,7 @@ export const InformationReport = z.object({
 });
 export type InformationReport = z.infer<typeof InformationReport>;
 
-/** The report statuses the counts know; any other unfinished status counts as not-started. */
-export const REPORT_STATUSES = ['completed', 'partially-complete', 'in-progress', 'not-started'] as const;
-export type ReportStatus = (typeof REPORT_STATUSES)[number];
+export { REPORT_STATUSES, REQUEST_STATUSES, type ReportStatus } from '../../core/information.ts';
 
 /** A status filter as the repository takes it: not-started is every status the others are not. */
 export function reportStatusFilter(status: ReportStatus | undefined) {
@@ -91,48 +111,23 @@ function isCompleted(status: string): boolean {
   return normalize(status) === 'completed';
 }
 
-type Counts = Pick<
-  InformationRequest,
-  | 'completed_count'
-  | 'in_progress_count'
-  | 'not_started_count'
-  | 'partially_complete_count'
-  | 'past_due_count'
-  | 'unanswered_count'
->;
-
-/**
- * Tallies a request's reports by their own status, so the counters always agree with the reports;
- * past_due_count overlaps them: the reports not completed once the due date has passed.
- */
-export function reportCounts(dueDate: string, today: string, statuses: ReportStatusCount[]): Counts {
-  const counts: Counts = {
-    completed_count: 0,
-    in_progress_count: 0,
-    not_started_count: 0,
-    partially_complete_count: 0,
-    past_due_count: 0,
-    unanswered_count: 0,
-  };
-  const pastDue = dueDate < today;
-  for (const { status, count, unsubmitted } of statuses) {
-    counts.unanswered_count += unsubmitted;
-    if (!isCompleted(status) && pastDue) counts.past_due_count += count;
-    if (isCompleted(status)) counts.completed_count += count;
-    else if (normalize(status) === 'in-progress') counts.in_progress_count += count;
-    else if (normalize(status) === 'partially-complete') counts.partially_complete_count += count;
-    else counts.not_started_count += count;
-  }
-  return counts;
+function toRequested(row: RequestedItemRow) {
+  return { id: row.id, name: row.name, description: row.description || row.name, optional: row.optional };
 }
 
-function toRequested(row: RequestedItemRow) {
-  return { id: row.id, name: row.name, description: row.name, optional: row.optional };
+/** The stored reminder schedule; a request stored before schedules existed has none. */
+export function reminderDays(stored: string | null | undefined): number[] {
+  if (!stored) return [];
+  try {
+    const days = JSON.parse(stored) as unknown;
+    return Array.isArray(days) ? days.filter((d): d is number => Number.isInteger(d)) : [];
+  } catch {
+    return [];
+  }
 }
 
 export function toInformationRequest(
-  row: InformationRequestRow,
-  counts: Counts,
+  row: CountedRequestRow,
   documents: RequestedItemRow[],
   metrics: RequestedItemRow[],
 ): InformationRequest {
@@ -144,15 +139,28 @@ export function toInformationRequest(
     period_end_date: row.period_end_date,
     period: row.period,
     status: row.status,
-    ...counts,
+    completed_count: row.completed_count,
+    in_progress_count: row.in_progress_count,
+    not_started_count: row.not_started_count,
+    partially_complete_count: row.partially_complete_count,
+    past_due_count: row.past_due_count,
+    unanswered_count: row.unanswered_count,
+    company_count: row.company_count,
     requested_documents: documents.map(toRequested),
-    requested_metrics: metrics.map(toRequested),
+    requested_metrics: metrics.map((m) => ({
+      ...toRequested(m),
+      category_id: m.category_id ?? null,
+      time_period: m.time_period ?? null,
+    })),
+    message: row.message ?? '',
+    reminder_days: reminderDays(row.reminder_days),
+    copied_from: row.copied_from ?? null,
+    created_by: row.created_by ?? null,
+    created_at: row.created_at,
+    updated_at: row.updated_at ?? null,
+    sent_at: row.sent_at ?? null,
+    closed_at: row.closed_at ?? null,
   };
-}
-
-/** Submitted after the due date (compared by UTC date), or not submitted and the due date has passed. */
-export function isLate(submittedAt: string | null, dueDate: string, today: string): boolean {
-  return submittedAt === null ? today > dueDate : submittedAt.slice(0, 10) > dueDate;
 }
 
 export function toInformationReport(
