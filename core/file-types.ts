@@ -119,6 +119,9 @@ export const GIF: FileFormat = signed({
   matches: (b) => startsWith(b, ascii('GIF87a')) || startsWith(b, ascii('GIF89a')),
 });
 
+/** The largest document accepted, as the reference states it (32 MB, counted in MiB). */
+export const DOCUMENT_MAX_BYTES = 32 * 1024 * 1024;
+
 /** The formats a document upload accepts. */
 export const DOCUMENT_FORMATS: readonly FileFormat[] = [PDF, DOCX, XLSX, PPTX, ODS, JPEG, PNG, WEBP, GIF];
 /** The formats a company logo accepts. */

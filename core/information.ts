@@ -34,3 +34,14 @@ export function daysBetween(from: string, to: string): number {
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** A stored reminder schedule (a JSON array of days); a request stored before schedules existed has none. */
+export function parseReminderDays(stored: string | null | undefined): number[] {
+  if (!stored) return [];
+  try {
+    const days = JSON.parse(stored) as unknown;
+    return Array.isArray(days) ? days.filter((d): d is number => Number.isInteger(d)) : [];
+  } catch {
+    return [];
+  }
+}

@@ -42,9 +42,13 @@ export function parseScopes(scope: string): OAuthScope[] {
   return ALL_SCOPES.filter((s) => asked.has(s));
 }
 
-/** Who is calling: an OAuth application acting as the user who created it, or a signed-in user. */
+/**
+ * Who is calling: an OAuth application acting as the user who created it, a signed-in user, or a
+ * company's contact answering a report through a private link (no account: a stand-in user limited
+ * to the report's company, with no OAuth scope, so no tool or route accepts it).
+ */
 export interface Principal {
-  kind: 'application' | 'user';
+  kind: 'application' | 'user' | 'contact';
   /** Stable key for rate limits and idempotency: `app:<id>` or `user:<id>`. */
   key: string;
   tokenId: string;
@@ -53,4 +57,6 @@ export interface Principal {
   scope: Scope;
   /** What the token was granted: MCP sign-ins may be read only; applications and personal tokens have both. */
   scopes: readonly OAuthScope[];
+  /** The contact, for a principal of kind `contact`. */
+  contact?: { id: string; name: string; email: string };
 }

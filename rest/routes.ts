@@ -22,6 +22,10 @@ import { getCompany } from '../tools/companies/get-company.ts';
 import { listCompanies } from '../tools/companies/list-companies.ts';
 import { updateCompany } from '../tools/companies/update-company.ts';
 import { LOGO_UPLOAD, uploadCompanyLogo } from '../tools/companies/upload-company-logo.ts';
+import { createCompanyContact } from '../tools/contacts/create-company-contact.ts';
+import { deleteCompanyContact } from '../tools/contacts/delete-company-contact.ts';
+import { listCompanyContacts } from '../tools/contacts/list-company-contacts.ts';
+import { updateCompanyContact } from '../tools/contacts/update-company-contact.ts';
 import { getCustomColumnOptions } from '../tools/custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from '../tools/custom-columns/get-custom-columns.ts';
 import { updateCustomColumnValues } from '../tools/custom-columns/update-custom-column-values.ts';
@@ -33,8 +37,17 @@ import { listChanges } from '../tools/events/list-changes.ts';
 import { getFirmDetails } from '../tools/firm/get-firm-details.ts';
 import { getFundPerformance } from '../tools/funds/get-fund-performance.ts';
 import { listFunds } from '../tools/funds/list-funds.ts';
+import { closeInformationRequest } from '../tools/information/close-information-request.ts';
+import { createInformationRequest } from '../tools/information/create-information-request.ts';
+import { deleteInformationRequest } from '../tools/information/delete-information-request.ts';
+import { getInformationReport } from '../tools/information/get-information-report.ts';
+import { getInformationRequest } from '../tools/information/get-information-request.ts';
 import { listInformationReports } from '../tools/information/list-information-reports.ts';
 import { listInformationRequests } from '../tools/information/list-information-requests.ts';
+import { remindInformationRequest } from '../tools/information/remind-information-request.ts';
+import { listReportLinks, revokeReportLinks } from '../tools/information/report-links.ts';
+import { sendInformationRequest } from '../tools/information/send-information-request.ts';
+import { updateInformationRequest } from '../tools/information/update-information-request.ts';
 import { createMetrics } from '../tools/metrics/create-metrics.ts';
 import { deleteMetric } from '../tools/metrics/delete-metric.ts';
 import { getMetricsOptions } from '../tools/metrics/get-metrics-options.ts';
@@ -144,6 +157,66 @@ export const routes: readonly Route[] = [
     rename: { ...paging },
     envelope: 'page',
   }),
+  post('/v1/information-requests/', createInformationRequest, 'Draft an information request', {
+    body: 'merge',
+    status: 201,
+  }),
+  get(
+    '/v1/information-requests/:information_request_id/',
+    getInformationRequest,
+    'Get an information request',
+  ),
+  patch(
+    '/v1/information-requests/:information_request_id/',
+    updateInformationRequest,
+    'Change an information request',
+    { body: 'merge' },
+  ),
+  del(
+    '/v1/information-requests/:information_request_id/',
+    deleteInformationRequest,
+    'Delete an information request',
+  ),
+  post(
+    '/v1/information-requests/:information_request_id/send/',
+    sendInformationRequest,
+    'Send an information request to its companies',
+  ),
+  post(
+    '/v1/information-requests/:information_request_id/remind/',
+    remindInformationRequest,
+    'Remind the companies that have not submitted',
+    { body: 'merge' },
+  ),
+  post(
+    '/v1/information-requests/:information_request_id/close/',
+    closeInformationRequest,
+    'Close an information request',
+  ),
+  get('/v1/information-reports/:information_report_id/', getInformationReport, 'Get an information report'),
+  get(
+    '/v1/information-reports/:information_report_id/links/',
+    listReportLinks,
+    "List a report's founder links",
+  ),
+  post(
+    '/v1/information-reports/:information_report_id/links/revoke/',
+    revokeReportLinks,
+    "Revoke a report's founder links",
+    { body: 'merge' },
+  ),
+  get('/v1/companies/:company_id/contacts/', listCompanyContacts, "List a company's contacts", {
+    rename: { ...paging },
+    envelope: 'page',
+  }),
+  post('/v1/companies/:company_id/contacts/', createCompanyContact, 'Add a company contact', {
+    body: 'merge',
+    status: 201,
+  }),
+  patch('/v1/companies/:company_id/contacts/:contact_id/', updateCompanyContact, 'Change a company contact', {
+    body: 'merge',
+  }),
+  del('/v1/companies/:company_id/contacts/:contact_id/', deleteCompanyContact, 'Delete a company contact'),
   get('/v1/funds/', listFunds, 'List funds', { rename: { ...paging }, envelope: 'page' }),
   get('/v1/users/', listUsers, 'List users', { rename: { ...paging }, envelope: 'page' }),
   get('/v1/whoami/', whoami, 'The calling user and their firm'),

@@ -314,6 +314,7 @@ function toolContext(
     publicUrl: config.publicUrl,
     documentStorageQuotaBytes: config.documentStorageQuotaBytes,
     webhookAllowPrivateUrls: config.webhookAllowPrivateUrls,
+    founderLinkDaysAfterDue: config.founderLinkDaysAfterDue,
   };
 }
 

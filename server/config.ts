@@ -46,6 +46,7 @@ const schema = z.object({
   DOCUMENT_PARSE_LEASE_SECONDS: z.coerce.number().int().min(1).max(86400).default(600),
   DOCUMENT_STORAGE_QUOTA_MB: z.coerce.number().int().min(0).default(10240),
   DOCUMENT_PARSE_MEMORY_MB: z.coerce.number().int().min(128).max(65536).default(512),
+  FOUNDER_LINK_DAYS_AFTER_DUE: z.coerce.number().int().min(0).max(3650).default(30),
   ALERTS: booleanFlag.default(true),
   ALERTS_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86400).default(60),
   WEBHOOK_DELIVERY: booleanFlag.default(true),
@@ -105,6 +106,8 @@ export interface Config {
   documentStorageQuotaBytes: number;
   /** Memory (V8 heap and resident) a parse's process may use; beyond it the document ends not-parseable. */
   documentParseMemoryMb: number;
+  /** A founder's link to a report works until this many days after the request's due date. */
+  founderLinkDaysAfterDue: number;
   /** Evaluate alert rules in the background on this node. */
   alerts: boolean;
   /** Seconds between alert passes (each reads the new events; one a day evaluates everything). */
@@ -186,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentParseLeaseSeconds: c.DOCUMENT_PARSE_LEASE_SECONDS,
     documentStorageQuotaBytes: c.DOCUMENT_STORAGE_QUOTA_MB * 1024 * 1024,
     documentParseMemoryMb: c.DOCUMENT_PARSE_MEMORY_MB,
+    founderLinkDaysAfterDue: c.FOUNDER_LINK_DAYS_AFTER_DUE,
     alerts: c.ALERTS,
     alertsIntervalSeconds: c.ALERTS_INTERVAL_SECONDS,
     webhookDelivery: c.WEBHOOK_DELIVERY,

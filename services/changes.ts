@@ -6,7 +6,7 @@ import type { CompanyRow } from '../db/repos/companies.ts';
 import type { ActorType, NewEvent } from '../db/repos/events.ts';
 import { inTransaction, type Repos } from '../db/repos/index.ts';
 
-/** Who makes a change: the user, the application acting for its creator, or the service (import, CLI). */
+/** Who makes a change: the user, the application acting for its creator, the service (import, CLI), or a contact. */
 export interface Actor {
   type: ActorType;
   /** The user's or application's id; null for the service itself. */
@@ -19,6 +19,10 @@ export interface Actor {
 export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, userId: null };
 
 export function actorOf(principal: Principal): Actor {
+  // A contact has no account: the change log names no user, the event names the contact.
+  if (principal.kind === 'contact' && principal.contact) {
+    return { type: 'contact', id: principal.contact.id, userId: null };
+  }
   if (principal.kind === 'application') {
     return { type: 'application', id: principal.key.slice('app:'.length), userId: principal.user.id };
   }

@@ -22,6 +22,20 @@ export const EVENT_TYPES = [
   'alert_rule.created',
   'alert_rule.updated',
   'alert_rule.deleted',
+  'information_request.created',
+  'information_request.updated',
+  'information_request.sent',
+  'information_request.closed',
+  'information_request.deleted',
+  'information_report.sent',
+  'information_report.updated',
+  'information_report.submitted',
+  'information_report.reminded',
+  'information_report.late',
+  'information_report.links_revoked',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -31,6 +31,8 @@ export interface MetricsToCreate {
   /** Per point, the field errors of its schema (a point with none is valid as to its shape). */
   schemaErrors: readonly FieldError[][];
   onConflict: ConflictMode;
+  /** Where the values came from (`api` unless said): an information report names itself. */
+  detailedSource?: string;
 }
 
 export interface CreatedMetrics {
@@ -252,6 +254,7 @@ export async function createMetrics(ctx: ServiceContext, w: MetricsToCreate): Pr
       mode: w.onConflict,
       userId: ctx.principal.user.id,
       at: recorder.at,
+      detailedSource: w.detailedSource,
     });
     if (result.conflicts.length > 0) throw conflictError(result.conflicts, points.length);
     const changed = result.written.flatMap((written, i): ChangedDatum[] => {

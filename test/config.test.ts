@@ -77,6 +77,16 @@ describe('configuration', () => {
       );
   });
 
+  it('keeps founder links 30 days past the due date unless FOUNDER_LINK_DAYS_AFTER_DUE says otherwise', () => {
+    expect(loadConfig({}).founderLinkDaysAfterDue).to.equal(30);
+    expect(loadConfig({ FOUNDER_LINK_DAYS_AFTER_DUE: '0' }).founderLinkDaysAfterDue).to.equal(0);
+    for (const bad of ['-1', '2.5', 'soon'])
+      expect(() => loadConfig({ FOUNDER_LINK_DAYS_AFTER_DUE: bad }), bad).to.throw(
+        ConfigError,
+        /FOUNDER_LINK_DAYS_AFTER_DUE/,
+      );
+  });
+
   it('caps a parse at 512 MB unless DOCUMENT_PARSE_MEMORY_MB says otherwise, and refuses less than 128', () => {
     expect(loadConfig({}).documentParseMemoryMb).to.equal(512);
     expect(loadConfig({ DOCUMENT_PARSE_MEMORY_MB: '1024' }).documentParseMemoryMb).to.equal(1024);

@@ -178,6 +178,10 @@ for (const dialect of dialects) {
         t.db('metric_data').where({ id: w.hidden.datum }),
         t.db('alert_rules').where({ firm_id: w.foreign.firmId }).orderBy('id'),
         t.db('alerts').where({ firm_id: w.foreign.firmId }).orderBy('id'),
+        t.db('information_requests').where({ firm_id: w.foreign.firmId }).orderBy('id'),
+        t.db('information_reports').where({ firm_id: w.foreign.firmId }).orderBy('id'),
+        t.db('company_contacts').where({ firm_id: w.foreign.firmId }).orderBy('id'),
+        t.db('information_report_links').where({ firm_id: w.foreign.firmId }).orderBy('id'),
       ]);
       return JSON.stringify(rows);
     }
@@ -209,9 +213,9 @@ for (const dialect of dialects) {
     for (const endpoint of endpoints) {
       const { tool } = endpoint;
       const shape = tool.input.shape as Record<string, unknown>;
-      // A write's `name` is the name it gives, not a reference to another company.
+      // A write's `name` or `email` is what it gives (a contact's address), not a reference to anything.
       const probed = Object.keys(shape).filter(
-        (field) => REFERENCE_FIELDS[field] && !(tool.write && field === 'name'),
+        (field) => REFERENCE_FIELDS[field] && !(tool.write && (field === 'name' || field === 'email')),
       );
       it(`${endpoint.label}: another firm's or an inaccessible company's ${probed.length ? probed.join(', ') : 'data'} answers like an unknown id and never shows up`, async () => {
         const before = await firmBState();

@@ -46,6 +46,7 @@ async function freshPostgres(): Promise<TestDatabase> {
 const ORDER: Record<string, string[]> = {
   user_companies: ['user_id', 'company_id'],
   company_funds: ['company_id', 'fund_id'],
+  information_request_companies: ['request_id', 'company_id'],
   financing_pari_passu: ['financing_id', 'other_financing_id'],
   document_texts: ['document_id'],
 };

@@ -15,6 +15,8 @@ export interface ToolContext {
   documentStorageQuotaBytes: number;
   /** Webhook URLs may name loopback addresses, over http too (WEBHOOK_ALLOW_PRIVATE_URLS; development only). */
   webhookAllowPrivateUrls?: boolean;
+  /** A founder's link works until this many days after its request's due date (FOUNDER_LINK_DAYS_AFTER_DUE; default 30). */
+  founderLinkDaysAfterDue?: number;
   /** Told of every tool call's outcome (the server counts them for /metrics). */
   onToolCall?: (tool: string, outcome: ToolOutcome) => void;
 }

@@ -16,7 +16,8 @@ export type Permission =
   | 'edit_companies'
   | 'add_documents'
   | 'manage_webhooks'
-  | 'edit_alert_rules';
+  | 'edit_alert_rules'
+  | 'edit_information_requests';
 
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   name: string;

@@ -27,6 +27,10 @@ import { listCompanies } from './companies/list-companies.ts';
 import { searchCompanies } from './companies/search-companies.ts';
 import { updateCompany } from './companies/update-company.ts';
 import { uploadCompanyLogo } from './companies/upload-company-logo.ts';
+import { createCompanyContact } from './contacts/create-company-contact.ts';
+import { deleteCompanyContact } from './contacts/delete-company-contact.ts';
+import { listCompanyContacts } from './contacts/list-company-contacts.ts';
+import { updateCompanyContact } from './contacts/update-company-contact.ts';
 import { getCustomColumnOptions } from './custom-columns/get-custom-column-options.ts';
 import { getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import { updateCustomColumnValues } from './custom-columns/update-custom-column-values.ts';
@@ -39,8 +43,17 @@ import { listChanges } from './events/list-changes.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
 import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
+import { closeInformationRequest } from './information/close-information-request.ts';
+import { createInformationRequest } from './information/create-information-request.ts';
+import { deleteInformationRequest } from './information/delete-information-request.ts';
+import { getInformationReport } from './information/get-information-report.ts';
+import { getInformationRequest } from './information/get-information-request.ts';
 import { listInformationReports } from './information/list-information-reports.ts';
 import { listInformationRequests } from './information/list-information-requests.ts';
+import { remindInformationRequest } from './information/remind-information-request.ts';
+import { listReportLinks, revokeReportLinks } from './information/report-links.ts';
+import { sendInformationRequest } from './information/send-information-request.ts';
+import { updateInformationRequest } from './information/update-information-request.ts';
 import { createMetrics } from './metrics/create-metrics.ts';
 import { deleteMetric } from './metrics/delete-metric.ts';
 import { getCompanyMetrics } from './metrics/get-company-metrics.ts';
@@ -93,8 +106,25 @@ export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
   budgets: [listBudgets, getBudgetVariance],
   documents: [listDocuments, uploadDocument, getDocumentContent, searchDocuments],
   notes: [listNotes, searchNotes, createNotes],
-  // Information requests and reports
-  information: [listInformationRequests, listInformationReports],
+  // Information requests, the reports companies answer them with, and the contacts who answer
+  information: [
+    listInformationRequests,
+    listInformationReports,
+    listCompanyContacts,
+    getInformationRequest,
+    getInformationReport,
+    listReportLinks,
+    createInformationRequest,
+    sendInformationRequest,
+    remindInformationRequest,
+    updateInformationRequest,
+    closeInformationRequest,
+    deleteInformationRequest,
+    revokeReportLinks,
+    createCompanyContact,
+    updateCompanyContact,
+    deleteCompanyContact,
+  ],
   // The firm, its users and who is signed in
   firm: [
     listUsers,

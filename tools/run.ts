@@ -56,6 +56,10 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
         : null,
   edit_alert_rules: (user) =>
     user.role === 'viewer' ? 'creating or changing alert rules needs the editor or admin role' : null,
+  edit_information_requests: (user) =>
+    user.role === 'viewer'
+      ? 'creating, sending or changing information requests and company contacts needs the editor or admin role'
+      : null,
   // Webhooks carry every company's changes out of the service, signed with a secret.
   manage_webhooks: (user) =>
     user.role !== 'admin'

@@ -26,6 +26,7 @@ export const mcpCommand = defineCommand({
         requestId: 'stdio',
         publicUrl: ctx.config.publicUrl,
         documentStorageQuotaBytes: ctx.config.documentStorageQuotaBytes,
+        founderLinkDaysAfterDue: ctx.config.founderLinkDaysAfterDue,
       },
       { writeTools: ctx.config.mcpWriteTools, toolsets: ctx.config.mcpToolsets },
     );

@@ -2,8 +2,11 @@ import type { Knex } from 'knex';
 import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
 
-/** Who made a change: a user, a firm-wide application, or the service itself (import, alerts). */
-export type ActorType = 'user' | 'application' | 'system';
+/**
+ * Who made a change: a user, a firm-wide application, the service itself (import, alerts), or a
+ * company's contact answering an information request through a private link.
+ */
+export type ActorType = 'user' | 'application' | 'system' | 'contact';
 
 /** One change event to append; `data` is the resource as it now is (or its id and link when large). */
 export interface NewEvent {

@@ -6,6 +6,7 @@ import { capTableRepo } from './cap-table.ts';
 import { changeLogRepo } from './change-log.ts';
 import { companiesRepo } from './companies.ts';
 import { companyLogosRepo } from './company-logos.ts';
+import { contactsRepo } from './contacts.ts';
 import { customColumnsRepo } from './custom-columns.ts';
 import { documentParsingRepo } from './document-parsing.ts';
 import { documentsRepo } from './documents.ts';
@@ -14,11 +15,13 @@ import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
 import { idempotencyRepo } from './idempotency.ts';
 import { informationRepo } from './information.ts';
+import { informationWritesRepo } from './information-writes.ts';
 import { mailRepo } from './mail.ts';
 import { mcpAuthRepo } from './mcp-auth.ts';
 import { metricWritesRepo } from './metric-writes.ts';
 import { metricsRepo } from './metrics.ts';
 import { notesRepo } from './notes.ts';
+import { reportLinksRepo } from './report-links.ts';
 import { sessionsRepo } from './sessions.ts';
 import { applicationsRepo, tokensRepo } from './tokens.ts';
 import { usersRepo } from './users.ts';
@@ -45,6 +48,9 @@ export function createRepos(db: Knex) {
     funds: fundsRepo(db),
     customColumns: customColumnsRepo(db),
     information: informationRepo(db),
+    informationWrites: informationWritesRepo(db),
+    contacts: contactsRepo(db),
+    reportLinks: reportLinksRepo(db),
     analytics: analyticsRepo(db),
     capTable: capTableRepo(db),
     changeLog: changeLogRepo(db),

@@ -107,6 +107,8 @@ export interface ReportMetricRow {
 }
 
 export interface ReportFilter {
+  /** One report by id. */
+  reportId?: string;
   companyId?: string;
   requestId?: string;
   /** Statuses to keep, or (with `excludeStatuses`) to leave out, compared as `normalStatus` does. */
@@ -271,6 +273,7 @@ export function informationRepo(db: Knex) {
         'information_requests.id',
         'information_reports.information_request_id',
       );
+      if (filter.reportId) base.where('information_reports.id', filter.reportId);
       if (filter.companyId) base.where('information_reports.company_id', filter.companyId);
       if (filter.requestId) base.where('information_reports.information_request_id', filter.requestId);
       const statusList = (list: readonly string[]) => list.map(() => '?').join(', ');

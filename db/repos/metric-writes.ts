@@ -147,6 +147,8 @@ export interface BulkWrite {
   /** The user recorded in metric_history as having made each change. */
   userId: string;
   at: string;
+  /** Where the values came from (default `api`), set on new data and on data they overwrite. */
+  detailedSource?: string;
 }
 
 /** Either every point written, or (mode `error`) the positions of the points that met live data. */
@@ -390,7 +392,7 @@ export function metricWritesRepo(db: Knex) {
               value: p.value,
               currency: p.currency,
               budget_id: w.budgetId,
-              detailed_source: 'api',
+              detailed_source: w.detailedSource ?? 'api',
               archived: false,
               deleted_at: null,
               created_at: w.at,
@@ -421,6 +423,15 @@ export function metricWritesRepo(db: Knex) {
         }
         await insertMany(trx, 'metric_data', inserts);
         await updateValues(trx, updates, w.at);
+        if (w.detailedSource) {
+          for (const batch of chunk(updates, INSERT_BATCH))
+            await trx('metric_data')
+              .whereIn(
+                'id',
+                batch.map((u) => u.id),
+              )
+              .update({ detailed_source: w.detailedSource });
+        }
         await insertMany(trx, 'metric_history', history);
         return { written, conflicts: [] };
       });

@@ -34,6 +34,9 @@ export interface Side {
   informationRequest: string;
   informationRequestName: string;
   report: string;
+  /** A contact of the company (who answers its information requests). */
+  contact: string;
+  contactName: string;
   customColumn: string;
   customColumnName: string;
   customColumnValue: string;
@@ -66,6 +69,8 @@ export interface World {
   foreign: Side;
   /** The alert rules and alerts of firm A as built: restoreOwn puts them back after a call changed them. */
   ownAlerts: { rules: Record<string, unknown>[]; alerts: Record<string, unknown>[] };
+  /** Firm A's information request, reports and contacts as built, table by table, for restoreOwn. */
+  ownInformation: [string, Record<string, unknown>[]][];
 }
 
 async function makeUser(
@@ -148,8 +153,11 @@ async function firmObjects(
       period_start_date: '2025-10-01',
       period_end_date: '2025-12-31',
       period: 'quarter',
-      status: 'active',
+      // Sent: a request that takes answers, which every write of the loop but sending accepts.
+      status: 'sent',
       created_at: T0,
+      updated_at: T0,
+      sent_at: T0,
     },
     [{ id: newId(), name: `${label} balance sheet`, optional: false, position: 0 }],
     [{ id: newId(), name: `${label} revenue`, optional: false, position: 0 }],
@@ -405,6 +413,22 @@ async function companyObjects(
       },
     ],
   );
+  await db('information_request_companies').insert({
+    request_id: firm.informationRequest,
+    company_id: company.id,
+  });
+  const contact = newId();
+  const contactName = `${label} founder`;
+  await db('company_contacts').insert({
+    id: contact,
+    firm_id: firm.firmId,
+    company_id: company.id,
+    name: contactName,
+    email: `founder@${company.slug}.example`,
+    created_by: null,
+    created_at: T0,
+    updated_at: T0,
+  });
   const customColumnValue = newId();
   const customColumnText = `${label} has a board seat`;
   await repos.customColumns.setValue({
@@ -439,6 +463,8 @@ async function companyObjects(
     security,
     transaction,
     report,
+    contact,
+    contactName,
     customColumnValue,
     customColumnText,
   };
@@ -533,7 +559,30 @@ export async function buildWorld(db: Knex): Promise<World> {
       rules: await db('alert_rules').where('firm_id', firmA.firmId),
       alerts: await db('alerts').where('firm_id', firmA.firmId),
     },
+    ownInformation: await informationOf(db, firmA.firmId),
   };
+}
+
+/** The tables of a firm's information requests and contacts, parents first. */
+async function informationOf(db: Knex, firmId: string): Promise<[string, Record<string, unknown>[]][]> {
+  const requests = db('information_requests').where('firm_id', firmId).select('id');
+  const reports = db('information_reports').where('firm_id', firmId).select('id');
+  return [
+    ['information_requests', await db('information_requests').where('firm_id', firmId)],
+    [
+      'information_request_companies',
+      await db('information_request_companies').whereIn('request_id', requests),
+    ],
+    [
+      'information_request_documents',
+      await db('information_request_documents').whereIn('request_id', requests),
+    ],
+    ['information_request_metrics', await db('information_request_metrics').whereIn('request_id', requests)],
+    ['information_reports', await db('information_reports').where('firm_id', firmId)],
+    ['information_report_documents', await db('information_report_documents').whereIn('report_id', reports)],
+    ['information_report_metrics', await db('information_report_metrics').whereIn('report_id', reports)],
+    ['company_contacts', await db('company_contacts').where('firm_id', firmId)],
+  ];
 }
 
 /**
@@ -543,6 +592,15 @@ export async function buildWorld(db: Knex): Promise<World> {
  */
 export async function restoreOwn(db: Knex, w: World): Promise<void> {
   await db('metric_data').where({ id: w.own.datum }).update({ deleted_at: null });
+  // Requests, reports, contacts and links as built (deleting them removes what hangs off them).
+  await db.transaction(async (trx) => {
+    await trx('information_requests').where('firm_id', w.fx.firmA.id).delete();
+    await trx('company_contacts').where('firm_id', w.fx.firmA.id).delete();
+    for (const [table, rows] of w.ownInformation) if (rows.length > 0) await trx(table).insert(rows);
+    await trx('documents')
+      .whereIn('id', [w.own.document, w.hidden.document])
+      .update({ information_request_id: w.own.informationRequest });
+  });
   const ids = w.ownAlerts.rules.map((r) => r.id as string);
   await db.transaction(async (trx) => {
     await trx('alert_rules').whereIn('id', ids).delete();
@@ -571,6 +629,8 @@ export function markers(side: Side, level: 'company' | 'firm'): string[] {
     side.security,
     side.transaction,
     side.report,
+    side.contact,
+    side.contactName,
     side.customColumnValue,
     side.customColumnText,
     side.companyAlertRule,
@@ -724,6 +784,7 @@ const ID_KEYS = [
   'transaction',
   'informationRequest',
   'report',
+  'contact',
   'customColumn',
   'customColumnValue',
   'fund',
@@ -833,6 +894,8 @@ export const REFERENCE_FIELDS: Record<string, ReferenceField[]> = {
   fund_id: [ref('fund', 'firm', 'fund')],
   fund_ids: [refList('fund', 'firm', 'fund')],
   information_request_id: [ref('information request', 'firm', 'informationRequest')],
+  information_report_id: [ref('information report', 'company', 'report')],
+  contact_id: [ref('contact', 'company', 'contact')],
   category_id: [ref('custom metric', 'firm', 'customCategory')],
   category: [ref('custom metric name', 'firm', 'customCategoryName')],
   category_name: [ref('custom metric name', 'firm', 'customCategoryName')],
@@ -1038,6 +1101,11 @@ const EXTRA_FIELDS: Record<string, (schema: unknown) => unknown> = {
   // An alert rule's condition (create_alert_rule needs one; update_alert_rule changes it).
   figure: () => 'net_burn_avg_3m',
   op: () => 'gt',
+  // A new information request's period (a change leaves it out: a sent request keeps its period).
+  period: (schema) => (isOptional(schema) ? undefined : '2026-Q1'),
+  period_start_date: (schema) => (isOptional(schema) ? undefined : '2026-01-01'),
+  period_end_date: (schema) => (isOptional(schema) ? undefined : '2026-03-31'),
+  due_date: (schema) => (isOptional(schema) ? undefined : '2026-04-30'),
   // Only where a number fits (update_metric's value is text, and its change is the comment).
   value: (schema) => (accepts(schema, 2) ? 2 : undefined),
 };

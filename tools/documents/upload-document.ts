@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { DOCUMENT_FORMATS, extensionList } from '../../core/file-types.ts';
+import { DOCUMENT_FORMATS, DOCUMENT_MAX_BYTES, extensionList } from '../../core/file-types.ts';
 import { uploadDocument as storeDocument } from '../../services/documents.ts';
 import { checkStorageQuota } from '../../services/storage-quota.ts';
 import { defineTool } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
-import { type FileUpload, MB, storedFileName, uploadedFile } from '../schemas/upload.ts';
+import { type FileUpload, storedFileName, uploadedFile } from '../schemas/upload.ts';
 
-/** The largest document accepted, as the reference states it (32 MB, counted in MiB). */
-export const DOCUMENT_MAX_BYTES = 32 * MB;
+export { DOCUMENT_MAX_BYTES };
 
 export const DOCUMENT_UPLOAD: FileUpload = {
   field: 'file',

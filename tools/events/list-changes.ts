@@ -58,8 +58,10 @@ const Event = z.object({
   occurred_at: z.string().describe('ISO 8601 UTC.'),
   actor: z.object({
     type: z
-      .enum(['user', 'application', 'system'])
-      .describe('system: the importer, the parser or the command line.'),
+      .enum(['user', 'application', 'system', 'contact'])
+      .describe(
+        "system: the importer, the parser or the command line; contact: a company's contact answering an information request.",
+      ),
     id: z.string().nullable(),
   }),
   company_id: z.string().nullable(),

@@ -30,6 +30,10 @@ export const listInformationReports = defineTool({
       .describe('Only reports answering this information request (from list_information_requests).'),
     status: z.enum(REPORT_STATUSES).optional().describe('Only reports in this status.'),
     late: z.boolean().optional().describe('true: only late (is_late); false: only on time.'),
+    answered: z
+      .boolean()
+      .optional()
+      .describe('false: only unsubmitted reports (who has not answered); true: only submitted.'),
   }),
   output: listOf(InformationReport).extend({
     companies_without_report: z
@@ -65,6 +69,7 @@ export const listInformationReports = defineTool({
         requestId: input.information_request_id,
         ...reportStatusFilter(input.status),
         late: input.late === undefined ? undefined : { late: input.late, today },
+        answered: input.answered,
       },
       toPage(input),
     );

@@ -12,10 +12,7 @@ export const listInformationRequests = defineTool({
   input: z.object({
     ...pageFields,
     name: z.string().optional().describe('Case-insensitive substring of the request name.'),
-    status: z
-      .enum(REQUEST_STATUSES)
-      .optional()
-      .describe('Only requests in this state: draft, sent (taking answers) or closed.'),
+    status: z.enum(REQUEST_STATUSES).optional().describe('Only requests in this state.'),
   }),
   output: listOf(InformationRequest),
   annotations: readOnly,

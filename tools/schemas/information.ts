@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isLate, REPORT_STATUSES, type ReportStatus } from '../../core/information.ts';
+import { isLate, parseReminderDays, REPORT_STATUSES, type ReportStatus } from '../../core/information.ts';
 import type {
   CountedRequestRow,
   ListedReportRow,
@@ -115,17 +115,6 @@ function toRequested(row: RequestedItemRow) {
   return { id: row.id, name: row.name, description: row.description || row.name, optional: row.optional };
 }
 
-/** The stored reminder schedule; a request stored before schedules existed has none. */
-export function reminderDays(stored: string | null | undefined): number[] {
-  if (!stored) return [];
-  try {
-    const days = JSON.parse(stored) as unknown;
-    return Array.isArray(days) ? days.filter((d): d is number => Number.isInteger(d)) : [];
-  } catch {
-    return [];
-  }
-}
-
 export function toInformationRequest(
   row: CountedRequestRow,
   documents: RequestedItemRow[],
@@ -153,7 +142,7 @@ export function toInformationRequest(
       time_period: m.time_period ?? null,
     })),
     message: row.message ?? '',
-    reminder_days: reminderDays(row.reminder_days),
+    reminder_days: parseReminderDays(row.reminder_days),
     copied_from: row.copied_from ?? null,
     created_by: row.created_by ?? null,
     created_at: row.created_at,
@@ -196,5 +185,62 @@ export function toInformationReport(
     })),
     metrics_completed: metricsCompleted,
     metrics_missing: metrics.length - metricsCompleted,
+  };
+}
+
+/** One report as its own route answers it: each item with what was given for it. */
+export const InformationReportDetail = InformationReport.extend({
+  documents: z.array(
+    z.object({
+      id: z.string(),
+      requested_document: z.string().describe('Name of the requested document.'),
+      status: z.string().describe('missing, in-progress (in a draft) or completed (submitted).'),
+      optional: z.boolean(),
+      document_id: z.string().nullable().describe('The document the file became (list_documents).'),
+    }),
+  ),
+  metrics: z.array(
+    z.object({
+      id: z.string(),
+      date: z.string().describe('YYYY-MM-DD: the period end the value is dated at.'),
+      name: z.string(),
+      status: z.string().describe('missing, in-progress (in a draft) or completed (submitted).'),
+      time_period: z.string(),
+      optional: z.boolean(),
+      category_id: z.string().nullable(),
+      value: z.string().nullable().describe('The value given (a draft or submitted).'),
+      currency: z.string().nullable(),
+      datum_id: z.string().nullable().describe('The metric datum a submitted value was written to.'),
+    }),
+  ),
+  updated_at: z.string().nullable(),
+  reminded_at: z.string().nullable().describe('When its companies were last reminded.'),
+});
+export type InformationReportDetail = z.infer<typeof InformationReportDetail>;
+
+export function toInformationReportDetail(
+  row: ListedReportRow,
+  documents: ReportDocumentRow[],
+  metrics: ReportMetricRow[],
+  today: string,
+): InformationReportDetail {
+  const base = toInformationReport(row, documents, metrics, today);
+  return {
+    ...base,
+    documents: documents.map((d, i) => ({
+      ...base.documents[i]!,
+      optional: d.optional ?? false,
+      document_id: d.document_id ?? null,
+    })),
+    metrics: metrics.map((m, i) => ({
+      ...base.metrics[i]!,
+      optional: m.optional ?? false,
+      category_id: m.category_id ?? null,
+      value: m.value ?? null,
+      currency: m.currency ?? null,
+      datum_id: m.datum_id ?? null,
+    })),
+    updated_at: row.updated_at ?? null,
+    reminded_at: row.reminded_at ?? null,
   };
 }
