@@ -15,7 +15,7 @@ describe('MCP prompts', () => {
   let fx: Fixture;
   let server: RunningServer;
   let client: Client;
-  const known = new Set([...mcpTools({ writeTools: false }).map((tool) => tool.name), ...ARRIVING]);
+  const known = new Set([...mcpTools({ writeTools: true }).map((tool) => tool.name), ...ARRIVING]);
 
   before(async () => {
     t = await sqliteTestDb();
@@ -56,7 +56,9 @@ describe('MCP prompts', () => {
       expect(got.messages[0]!.role).to.equal('user');
       expect(text, prompt.name).to.match(/^1\. /m);
       expect(text, prompt.name).to.match(/^3\. /m);
-      const named = [...text.matchAll(/\b(?:get|list|search|update|add|screen)_[a-z_]+\b/g)].map((m) => m[0]);
+      const named = [
+        ...text.matchAll(/\b(?:get|list|search|update|add|screen|remind|send|create)_[a-z_]+\b/g),
+      ].map((m) => m[0]);
       expect(named.length, prompt.name).to.be.at.least(3);
       for (const name of named) expect(known.has(name), `${prompt.name} names ${name}`).to.equal(true);
     }

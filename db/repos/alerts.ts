@@ -186,6 +186,8 @@ export function alertsRepo(db: Knex) {
           .where('information_reports.firm_id', firmId)
           .whereIn('information_reports.company_id', companyIds.slice(i, i + 500) as string[])
           .whereNull('information_reports.submitted_at')
+          // A closed request takes no more answers: its reports are no longer chased.
+          .whereNot('information_requests.status', 'closed')
           .where('information_requests.due_date', '<', today)
           .groupBy('information_reports.company_id')
           .select('information_reports.company_id')

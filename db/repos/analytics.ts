@@ -215,6 +215,8 @@ export function analyticsRepo(db: Knex) {
     ): Promise<{ request: LatestRequest; reports: RequestReport[] } | null> {
       const request = (await db('information_requests')
         .where('firm_id', scope.firmId)
+        // A draft was never sent: nobody can be late with it.
+        .whereNot('status', 'draft')
         .where('due_date', '<=', today)
         .orderBy([
           { column: 'due_date', order: 'desc' },

@@ -4,12 +4,12 @@ export const chaseLateInformationRequests = definePrompt({
   name: 'chase_late_information_requests',
   title: 'Chase late information requests',
   description:
-    'Find the companies that are late with an information request and draft a short reminder to each.',
+    'Find the companies that are late with an information request, draft a short reminder to each, and send the reminders when asked.',
   arguments: [
     {
       name: 'information_request_id',
       description:
-        'The request to chase (id from list_information_requests); default: the latest one past its due date.',
+        'The request to chase (id from list_information_requests); default: the latest sent one past its due date.',
     },
   ],
   text: ({ information_request_id }) =>
@@ -18,14 +18,18 @@ export const chaseLateInformationRequests = definePrompt({
     steps([
       information_request_id
         ? `list_information_requests, and find request ${information_request_id} for its name, due date and counters.`
-        : 'list_information_requests: take the latest request whose due_date has passed.',
-      'list_information_reports with information_request_id set to that request: each report has ' +
-        'company_name, due_date, is_late and the documents and metrics still missing; read every page ' +
-        '(has_more) so no company is skipped.',
+        : 'list_information_requests with status sent: take the latest request whose due_date has passed.',
+      'list_information_reports with information_request_id set to that request and answered false: each ' +
+        'report has company_name, due_date, is_late and the documents and metrics still missing; read every ' +
+        'page (has_more) so no company is skipped.',
       'get_company for each late company: its investment lead (investment_lead_id).',
       'list_users: the name and e-mail address of each investment lead.',
+      'list_company_contacts for each late company: who the reminder goes to (none: say so).',
     ]) +
-    '\n\nThen write: a table of the late companies (company, status, days late, what is missing, lead), ' +
-    'and for each one a reminder of at most five lines addressed from its lead, naming the request, its ' +
-    'due date and exactly the documents and metrics still missing. Do not send anything; these are drafts.',
+    '\n\nThen write: a table of the late companies (company, status, days late, what is missing, lead, ' +
+    'contacts), and for each one a reminder of at most five lines addressed from its lead, naming the ' +
+    'request, its due date and exactly the documents and metrics still missing. These are drafts: send ' +
+    'nothing unless the user asks. When they do, one call of remind_information_request with the ' +
+    "request's information_request_id and the late companies' company_ids e-mails each contact a reminder " +
+    'with a fresh link (it is a write tool, listed when write tools are on).',
 });
