@@ -2,6 +2,7 @@
 // plain items db/import.ts resolves and writes. Every problem is kept with where it was found.
 import { z } from 'zod';
 import { decimalDigitsProblem } from '../core/decimal.ts';
+import type { ImportContact } from '../services/contacts.ts';
 import {
   COMPANY_FIELDS,
   type ImportData,
@@ -401,6 +402,50 @@ export function parseMetricsCsv(textContent: string): ParsedImport {
     data.metrics.push(toMetric(parsed.data, where, record.line));
   }
   return { data, problems };
+}
+
+const CONTACT_COLUMNS = ['company_slug', 'name', 'email'] as const;
+
+/** Whether a CSV's header is exactly that of a contacts file (`company_slug,name,email`, any order). */
+export function isContactsCsv(textContent: string): boolean {
+  const firstLine = textContent.replace(/^\ufeff/, '').split(/\r?\n/, 1)[0] ?? '';
+  const columns = firstLine.split(',').map((c) => c.trim().toLowerCase());
+  return columns.length === CONTACT_COLUMNS.length && CONTACT_COLUMNS.every((c) => columns.includes(c));
+}
+
+/**
+ * A contacts CSV with the header `company_slug,name,email` (any order): one contact per line, for the
+ * contacts service to check against the firm. Problems of form are named by line number.
+ */
+export function parseContactsCsv(textContent: string): {
+  contacts: ImportContact[];
+  problems: ImportProblem[];
+} {
+  const contacts: ImportContact[] = [];
+  const problems: ImportProblem[] = [];
+  let records: ReturnType<typeof parseCsv>;
+  try {
+    records = parseCsv(textContent);
+  } catch (err) {
+    if (!(err instanceof CsvSyntaxError)) throw err;
+    return { contacts, problems: [{ order: err.line, where: `line ${err.line}`, message: err.message }] };
+  }
+  const [header, ...rows] = records;
+  const columns = (header?.fields ?? []).map((f) => f.trim().toLowerCase());
+  for (const record of rows) {
+    const where = `line ${record.line}`;
+    if (record.fields.length !== columns.length) {
+      const message = `has ${record.fields.length} field(s), the header has ${columns.length}`;
+      problems.push({ order: record.line, where, message });
+      continue;
+    }
+    const field = (name: string) => record.fields[columns.indexOf(name)]!.trim();
+    const item = { company_slug: field('company_slug'), name: field('name'), email: field('email') };
+    const missing = CONTACT_COLUMNS.filter((c) => item[c] === '');
+    for (const c of missing) problems.push({ order: record.line, where, message: `${c}: is required` });
+    if (missing.length === 0) contacts.push({ where, order: record.line, ...item });
+  }
+  return { contacts, problems };
 }
 
 /** A bundle when the file is JSON (by its name, or by its first character), else a metrics CSV. */

@@ -480,6 +480,60 @@ for (const dialect of dialects) {
       expect(await Promise.all(tables.map(count))).to.deep.equal(before);
     });
 
+    it('imports company contacts from a CSV, then renames one and skips the rest, recorded as the service', async () => {
+      const first = await importFile(
+        file(
+          'contacts.csv',
+          'company_slug,name,email\nacme-analytics,Ada Founder,Ada@Acme.example\nbeta-bio,"Bee, CFO",bee@beta.example\n',
+        ),
+      );
+      expect(first.stderr).to.equal('');
+      expect(first.stdout).to.equal('created 2, updated 0, skipped 0\n');
+      const again = await importFile(
+        file(
+          'contacts-again.csv',
+          'email,name,company_slug\nada@acme.example,Ada Lovelace,acme-analytics\nbee@beta.example,"Bee, CFO",beta-bio\n',
+        ),
+      );
+      expect(again.stdout).to.equal('created 0, updated 1, skipped 1\n');
+      const contacts = await t.db('company_contacts').where('firm_id', fx.firmA.id).orderBy('email');
+      expect(contacts.map((c) => [c.company_id, c.name, c.email])).to.deep.equal([
+        [fx.companies.acme.id, 'Ada Lovelace', 'ada@acme.example'],
+        [fx.companies.beta.id, 'Bee, CFO', 'bee@beta.example'],
+      ]);
+      const events = await t.db('events').where('type', 'like', 'contact.%').orderBy('seq');
+      expect(events.map((e) => [e.type, e.actor_type])).to.deep.equal([
+        ['contact.created', 'system'],
+        ['contact.created', 'system'],
+        ['contact.updated', 'system'],
+      ]);
+    });
+
+    it('refuses a contacts CSV with any bad line, naming each, and imports none of it', async () => {
+      const before = await count('company_contacts');
+      const res = await importFile(
+        file(
+          'bad-contacts.csv',
+          [
+            'company_slug,name,email',
+            'gamma-grid,Gus Gamma,gus@gamma.example',
+            'zeta-zero,Zed,zed@zeta.example',
+            'gamma-grid,,nobody@gamma.example',
+            'gamma-grid,Gus Again,GUS@gamma.example',
+            'gamma-grid,Not Mail,not-an-address',
+          ].join('\n'),
+        ),
+      );
+      expect(res.code).to.equal(1);
+      expect(res.stderr.split('\n').slice(0, 4)).to.deep.equal([
+        'line 3: company_slug: no company with slug "zeta-zero" in firm alpha',
+        'line 4: name: is required',
+        'line 5: email: gus@gamma.example is already given for gamma-grid at line 2',
+        'line 6: email: must be an e-mail address such as founder@company.com',
+      ]);
+      expect(await count('company_contacts')).to.equal(before);
+    });
+
     it('refuses an unknown firm and a file that is not JSON in one line', async () => {
       const unknown = await run([file('x.csv', 'a'), '--firm', 'nope']);
       expect(unknown.code).to.equal(1);

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { type EvaluatorDeps, evaluateFirm } from '../alerts/evaluate.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
+import { markLate } from '../services/information-sending.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture, type FixtureUser, makeUser } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
@@ -295,6 +296,26 @@ for (const dialect of dialects) {
         [fx.companies.acme.id, '5'],
         [fx.companies.beta.id, '5'],
         [fx.companies.gamma.id, '5'],
+      ]);
+    });
+
+    it('announces each late report once (information_report.late), as the scheduled pass will', async () => {
+      const firm = (await fx.repos.firms.get(fx.firmA.id))!;
+      const late = await markLate({ repos: fx.repos, clock }, firm);
+      expect(late.map((l) => [l.company_id, l.days_late])).to.have.deep.members([
+        [fx.companies.acme.id, 5],
+        [fx.companies.beta.id, 5],
+        [fx.companies.gamma.id, 5],
+      ]);
+      expect(await markLate({ repos: fx.repos, clock }, firm)).to.deep.equal([]);
+      const events = await fx.repos.events.list(fx.firmA.id, {
+        types: ['information_report.late'],
+        limit: 10,
+      });
+      expect(events.map((e) => [e.company_id, e.actor_type, e.data.due_date])).to.have.deep.members([
+        [fx.companies.acme.id, 'system', '2026-02-15'],
+        [fx.companies.beta.id, 'system', '2026-02-15'],
+        [fx.companies.gamma.id, 'system', '2026-02-15'],
       ]);
     });
 

@@ -34,15 +34,22 @@ async function progressBar(label: string, stream: NodeJS.WriteStream = process.s
 
 export const importCommand = defineCommand({
   name: 'import',
-  summary: 'load a JSON bundle or a metrics CSV into a firm, all or nothing',
+  summary: 'load a JSON bundle, a metrics CSV or a contacts CSV into a firm, all or nothing',
   options: {
     firm: { type: 'string', value: 'slug', required: true, description: 'the firm to load into' },
   },
-  arguments: { FILE: 'a JSON bundle (.json) or a metrics CSV (.csv)' },
+  arguments: {
+    FILE: 'a JSON bundle (.json), a metrics CSV (.csv) or a contacts CSV (header company_slug,name,email)',
+  },
   async run(ctx, args) {
     // The importer and its parsers are loaded here, not with the command table: other commands never need them.
-    const [{ ImportRejected, importData }, { parseImportFile }] = await Promise.all([
+    const [
+      { ImportRejected, importData },
+      { importContacts },
+      { isContactsCsv, parseContactsCsv, parseImportFile },
+    ] = await Promise.all([
       import('../../services/import.ts'),
+      import('../../services/contacts.ts'),
       import('../import.ts'),
     ]);
     const file = args.positionals[0]!;
@@ -57,15 +64,21 @@ export const importCommand = defineCommand({
         `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       );
     }
-    const parsed = parseImportFile(basename(file), content);
+    const now = ctx.clock.now().toISOString();
     const bar = await progressBar(`importing ${basename(file)}`);
     let counts: ImportCounts;
     try {
-      counts = await importData(ctx.db, firm, parsed.data, {
-        now: ctx.clock.now().toISOString(),
-        problems: parsed.problems,
-        onProgress: (done, total) => bar.update(done, total),
-      });
+      if (!basename(file).toLowerCase().endsWith('.json') && isContactsCsv(content)) {
+        const { contacts, problems } = parseContactsCsv(content);
+        counts = await importContacts(ctx.repos, firm, contacts, { now, problems });
+      } else {
+        const parsed = parseImportFile(basename(file), content);
+        counts = await importData(ctx.db, firm, parsed.data, {
+          now,
+          problems: parsed.problems,
+          onProgress: (done, total) => bar.update(done, total),
+        });
+      }
     } catch (err) {
       if (!(err instanceof ImportRejected)) throw err;
       const { problems } = err;
