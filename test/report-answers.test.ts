@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { standardCategoryId } from '../core/categories.ts';
 import { type FounderSession, founderContext, verifyFounderLink } from '../services/founder-links.ts';
+import { founderReportView } from '../services/founder-view.ts';
 import type { LoopContext } from '../services/information-common.ts';
 import { type ReportAnswers, type SaveContext, saveReport } from '../services/information-reports.ts';
+import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import {
@@ -268,6 +270,40 @@ for (const dialect of dialects) {
       expect(saved.status).to.equal('partially-complete');
       const counted = await countersAgree();
       expect(counted).to.include({ partially_complete_count: 1, completed_count: 1, unanswered_count: 0 });
+    });
+
+    it("shows the founder's page its firm, period and due date, each field's kind, currency, saved value and the previous period", async () => {
+      const beta = fx.companies.beta.id;
+      await insertDatum(t.db, {
+        firmId: fx.firmA.id,
+        companyId: beta,
+        category: 'revenue',
+        cadence: 'quarter',
+        date: '2025-09-30',
+        value: '900',
+      });
+      const view = await founderReportView({ repos: fx.repos, clock }, founders.get(beta)!);
+      expect(view.firm.name).to.equal('Alpha Partners');
+      expect(view.company).to.include({ id: beta, reporting_currency: 'USD' });
+      expect(view.request).to.include({ name: 'Q4 2025 update', period: '2025-Q4', due_date: '2026-01-31' });
+      expect(view.report).to.include({ status: 'partially-complete', is_late: false });
+      const fields = view.metrics.map((m) => [
+        m.label,
+        m.kind,
+        m.time_period,
+        m.optional,
+        m.value,
+        m.currency,
+      ]);
+      expect(fields).to.deep.equal([
+        ['Revenue', 'currency', 'quarter', false, null, 'USD'],
+        ['Cash in bank', 'currency', 'point_in_time', true, '100', 'USD'],
+        ['Headcount', 'number', 'point_in_time', true, null, null],
+      ]);
+      expect(view.metrics[0]!.previous).to.deep.equal({ value: '900', currency: 'USD', date: '2025-09-30' });
+      expect(view.documents.map((d) => [d.name, d.optional, d.status, d.document])).to.deep.equal([
+        ['Board deck', false, 'missing', null],
+      ]);
     });
 
     it('a failing metric rolls back the documents and the status of the same submission', async () => {

@@ -90,6 +90,15 @@ export function documentsRepo(db: Knex) {
         .first()) as { bytes: number | string | null } | undefined;
       return Number(row?.bytes ?? 0);
     },
+    /** The names of documents of a firm, by id. */
+    async names(firmId: string, ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = (await db('documents')
+        .where('firm_id', firmId)
+        .whereIn('id', [...ids])
+        .select('id', 'name')) as { id: string; name: string }[];
+      return new Map(rows.map((r) => [r.id, r.name]));
+    },
     /** Stores a document and its file together. */
     async create(document: DocumentRow, file: DocumentFileRow): Promise<void> {
       await db.transaction(async (trx) => {

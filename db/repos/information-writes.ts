@@ -133,8 +133,8 @@ export function informationWritesRepo(db: Knex) {
         .where('information_request_id', requestId)
         .orderBy([{ column: 'company_id' }, { column: 'id' }])) as InformationReportRow[];
     },
-    /** One report of the firm with its request, locked until the transaction ends (PostgreSQL). */
-    async lockReport(firmId: string, id: string): Promise<ReportWithRequest | undefined> {
+    /** One report of the firm with its request, locked until the transaction ends (PostgreSQL) unless `lock` is false. */
+    async lockReport(firmId: string, id: string, lock = true): Promise<ReportWithRequest | undefined> {
       const q = db('information_reports')
         .join('information_requests', 'information_requests.id', 'information_reports.information_request_id')
         .where({ 'information_reports.firm_id': firmId, 'information_reports.id': id })
@@ -147,7 +147,7 @@ export function informationWritesRepo(db: Knex) {
           'information_requests.period_start_date',
           'information_requests.period_end_date',
         );
-      if (isPostgres(db)) q.forUpdate('information_reports');
+      if (lock && isPostgres(db)) q.forUpdate('information_reports');
       return (await q.first()) as ReportWithRequest | undefined;
     },
     async reportDocuments(reportId: string): Promise<ReportDocumentRow[]> {
@@ -212,6 +212,33 @@ export function informationWritesRepo(db: Knex) {
         request_name: string;
         due_date: string;
       }[];
+    },
+    /**
+     * A company's latest live actual value of each category in each cadence dated before `before`: the
+     * previous period a founder's page shows beside each field. Keyed by `category_id|cadence`.
+     */
+    async previousValues(
+      companyId: string,
+      wanted: readonly { category_id: string; cadence: string }[],
+      before: string,
+    ): Promise<Map<string, { value: string; currency: string | null; date: string }>> {
+      const out = new Map<string, { value: string; currency: string | null; date: string }>();
+      for (const w of wanted) {
+        const row = (await db('metric_data')
+          .where({ company_id: companyId, category_id: w.category_id, cadence: w.cadence })
+          .whereNull('budget_id')
+          .whereNull('deleted_at')
+          .where('date', '<', before)
+          .orderBy([
+            { column: 'date', order: 'desc' },
+            { column: 'created_at', order: 'desc' },
+          ])
+          .first('value', 'currency', 'date')) as
+          | { value: string; currency: string | null; date: string }
+          | undefined;
+        if (row) out.set(`${w.category_id}|${w.cadence}`, row);
+      }
+      return out;
     },
     async markLate(ids: readonly string[], at: string): Promise<void> {
       for (const batch of chunk(ids, 500))
