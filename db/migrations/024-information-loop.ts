@@ -16,7 +16,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('reminder_days', 255);
     t.string('copied_from', 32);
     t.text('message').notNullable().defaultTo('');
-    t.index(['status', 'due_date']);
+    t.index(['firm_id', 'status', 'due_date']);
   });
   await knex.schema.createTable('information_request_companies', (t) => {
     t.string('request_id', 32).notNullable().references('information_requests.id').onDelete('CASCADE');
@@ -163,7 +163,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex('information_requests').where('status', 'sent').update({ status: 'open' });
   await knex('information_requests').where('status', 'draft').delete();
   await knex.schema.alterTable('information_requests', (t) => {
-    t.dropIndex(['status', 'due_date']);
+    t.dropIndex(['firm_id', 'status', 'due_date']);
     for (const c of [
       'created_by',
       'updated_at',
