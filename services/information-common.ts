@@ -31,18 +31,27 @@ export interface OwnedRequest {
  * cannot see would be.
  */
 export async function ownRequest(ctx: ServiceContext, repos: Repos, id: string): Promise<OwnedRequest> {
-  const row = await repos.informationWrites.lockRequest(ctx.principal.firm.id, id);
-  if (!row) throw requestNotFound(id);
-  const companyIds = (await repos.information.requestCompanies([id])).get(id) ?? [];
+  const r = await lockedRequest(repos, ctx.principal.firm.id, id);
   const visible = ctx.principal.scope.companyIds;
-  if (visible) {
-    const allowed = new Set(visible);
-    if (!companyIds.every((c) => allowed.has(c))) throw requestNotFound(id);
-  }
-  const items = await repos.information.requestedItems([id]);
+  if (!r || (visible && !r.companyIds.every((c) => visible.includes(c)))) throw requestNotFound(id);
+  return r;
+}
+
+/** A request of the firm with its companies and items, locked for the caller's write; no scope checked. */
+export async function lockedRequest(
+  repos: Repos,
+  firmId: string,
+  id: string,
+): Promise<OwnedRequest | undefined> {
+  const row = await repos.informationWrites.lockRequest(firmId, id);
+  if (!row) return undefined;
+  const [companies, items] = await Promise.all([
+    repos.information.requestCompanies([id]),
+    repos.information.requestedItems([id]),
+  ]);
   return {
     row,
-    companyIds,
+    companyIds: companies.get(id) ?? [],
     documents: items.documents.get(id) ?? [],
     metrics: items.metrics.get(id) ?? [],
   };

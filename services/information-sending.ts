@@ -11,10 +11,11 @@ import { inTransaction, type Repos } from '../db/repos/index.ts';
 import type { InformationReportRow } from '../db/repos/information.ts';
 import type { NewReport } from '../db/repos/information-writes.ts';
 import { type Recorded, type Recorder, record, SYSTEM_ACTOR, withRecorder } from './changes.ts';
-import { mintLinks } from './founder-links.ts';
+import { DEFAULT_LINK_DAYS_AFTER_DUE, linkExpiry, mintLinks } from './founder-links.ts';
 import {
   type LoopContext,
   linkExpiryOf,
+  lockedRequest,
   mailValues,
   type OwnedRequest,
   ownRequest,
@@ -82,14 +83,31 @@ function newReport(r: OwnedRequest, companyId: string, at: string): NewReport {
   return { report, documents, metrics };
 }
 
+/** How a message reaches a report's contacts: for which firm, where links point, until when, and its key. */
+interface Reach {
+  firmName: string;
+  publicUrl: string;
+  expiresAt: string;
+  kind: 'request' | 'reminder';
+  reminderKind?: ReminderKind;
+  /** Queueing a message of the same key twice sends it once. */
+  dedupeKey(reportId: string, contactId: string): string;
+}
+
+export type ReminderKind = 'before' | 'on' | 'after';
+
+/** Whether a reminder sent on `today` comes before, on or after the due date. */
+export function reminderKindOn(dueDate: string, today: string): ReminderKind {
+  return today < dueDate ? 'before' : today === dueDate ? 'on' : 'after';
+}
+
 /** Mints a link per contact of each report and queues one message per link. */
 async function reachContacts(
-  ctx: LoopContext,
   repos: Repos,
   at: string,
   r: OwnedRequest,
   reports: readonly InformationReportRow[],
-  kind: 'request' | 'reminder',
+  reach: Reach,
 ): Promise<{ reached: ReachedCompany[]; without: SendResult['companies_without_contacts'] }> {
   const companyIds = reports.map((report) => report.company_id);
   const scope = { firmId: r.row.firm_id, companyIds: null };
@@ -100,7 +118,6 @@ async function reachContacts(
   const reached: ReachedCompany[] = [];
   const without: SendResult['companies_without_contacts'] = [];
   const mails: LoopMail[] = [];
-  const expiresAt = linkExpiryOf(ctx, r.row.due_date);
   for (const report of reports) {
     const companyName = names.get(report.company_id)?.name ?? '';
     const people: ContactRow[] = contacts.get(report.company_id) ?? [];
@@ -109,17 +126,21 @@ async function reachContacts(
       without.push(base);
       continue;
     }
-    const links = await mintLinks(repos, report, people, { at, expiresAt, publicUrl: ctx.publicUrl });
+    const links = await mintLinks(repos, report, people, {
+      at,
+      expiresAt: reach.expiresAt,
+      publicUrl: reach.publicUrl,
+    });
     for (const link of links) {
-      const who = { firmName: ctx.principal.firm.name, companyName, contactName: link.contact.name };
+      const who = { firmName: reach.firmName, companyName, contactName: link.contact.name };
+      const values = mailValues(r, who, link.url);
       mails.push({
         firmId: r.row.firm_id,
-        kind,
+        kind: reach.kind,
         to: link.contact.email,
         toName: link.contact.name,
-        values: mailValues(r, who, link.url),
-        // A request goes once per report and contact; each reminder asked for goes once.
-        dedupeKey: `${kind}:${report.id}:${link.contact.id}${kind === 'reminder' ? `:${at}` : ''}`,
+        values: reach.reminderKind ? { ...values, reminderKind: reach.reminderKind } : values,
+        dedupeKey: reach.dedupeKey(report.id, link.contact.id),
         reportId: report.id,
         requestId: r.row.id,
       });
@@ -175,7 +196,14 @@ export async function openReports(
   const created = companyIds.map((companyId) => newReport(r, companyId, at));
   await repos.informationWrites.insertReports(created);
   const reports = created.map((c) => c.report);
-  const { reached, without } = await reachContacts(ctx, repos, at, r, reports, 'request');
+  const { reached, without } = await reachContacts(repos, at, r, reports, {
+    firmName: ctx.principal.firm.name,
+    publicUrl: ctx.publicUrl,
+    expiresAt: linkExpiryOf(ctx, r.row.due_date),
+    kind: 'request',
+    // A request goes once per report and contact.
+    dedupeKey: (report, contact) => `request:${report}:${contact}`,
+  });
   const contactsOf = new Map(reached.map((c) => [c.report_id, c.contacts]));
   await record(
     recorder,
@@ -260,7 +288,15 @@ export async function remindRequest(
     const r = await ownRequest(ctx, repos, id);
     requireStatus(r.row, ['sent'], 'reminded');
     const { chosen, submitted } = remindable(await repos.informationWrites.reportsOf(id), companyIds);
-    const { reached, without } = await reachContacts(ctx, repos, recorder.at, r, chosen, 'reminder');
+    const { reached, without } = await reachContacts(repos, recorder.at, r, chosen, {
+      firmName: ctx.principal.firm.name,
+      publicUrl: ctx.publicUrl,
+      expiresAt: linkExpiryOf(ctx, r.row.due_date),
+      kind: 'reminder',
+      reminderKind: reminderKindOn(r.row.due_date, recorder.at.slice(0, 10)),
+      // Each reminder asked for goes once.
+      dedupeKey: (report, contact) => `reminder:${report}:asked-${recorder.at}:${contact}`,
+    });
     const reminded = new Set(reached.map((c) => c.report_id));
     const records: Recorded[] = [];
     for (const report of chosen.filter((x) => reminded.has(x.id))) {
@@ -275,6 +311,52 @@ export async function remindRequest(
       already_submitted: submitted.map((x) => ({ company_id: x.company_id, report_id: x.id })),
     };
   });
+}
+
+/** What the scheduled reminder pass gives: the repositories of its transaction, and where links point. */
+export interface PassContext {
+  repos: Repos;
+  publicUrl: string;
+  founderLinkDaysAfterDue?: number;
+}
+
+/**
+ * Reminds, as the service itself and inside the caller's transaction, the unsubmitted reports of one
+ * sent request for one step of its schedule (`days` from the due date, falling on `date`): a report
+ * reminded on or after that date (by this step, or by hand) is left alone, so a pass repeated within
+ * the step sends nothing again; each message's key is reminder:<report>:<days>:<contact>. The number
+ * of messages queued.
+ */
+export async function remindForStep(
+  ctx: PassContext,
+  firm: Firm,
+  requestId: string,
+  step: { days: number; date: string },
+  now: Date,
+): Promise<number> {
+  const at = now.toISOString();
+  const r = await lockedRequest(ctx.repos, firm.id, requestId);
+  if (!r || r.row.status !== 'sent') return 0;
+  const reports = (await ctx.repos.informationWrites.reportsOf(requestId)).filter(
+    (x) => x.submitted_at === null && !(x.reminded_at && x.reminded_at.slice(0, 10) >= step.date),
+  );
+  const { reached } = await reachContacts(ctx.repos, at, r, reports, {
+    firmName: firm.name,
+    publicUrl: ctx.publicUrl,
+    expiresAt: linkExpiry(r.row.due_date, ctx.founderLinkDaysAfterDue ?? DEFAULT_LINK_DAYS_AFTER_DUE),
+    kind: 'reminder',
+    reminderKind: step.days < 0 ? 'before' : step.days === 0 ? 'on' : 'after',
+    dedupeKey: (report, contact) => `reminder:${report}:${step.days}:${contact}`,
+  });
+  const recorder: Recorder = { repos: ctx.repos, firmId: firm.id, actor: SYSTEM_ACTOR, at };
+  const records: Recorded[] = [];
+  for (const company of reached) {
+    const report = reports.find((x) => x.id === company.report_id)!;
+    await ctx.repos.informationWrites.updateReport(report.id, { reminded_at: at });
+    records.push(reportRecord('reminded', { ...report, reminded_at: at }, company.contacts));
+  }
+  await record(recorder, ...records);
+  return reached.reduce((n, c) => n + c.contacts.length, 0);
 }
 
 /** A report announced late. */

@@ -83,6 +83,12 @@ export function informationWritesRepo(db: Knex) {
       if (isPostgres(db)) q.forUpdate();
       return q.first();
     },
+    /** A firm's sent requests (taking answers), by due date: what a reminder pass looks at. */
+    async sentRequests(firmId: string): Promise<InformationRequestRow[]> {
+      return (await db('information_requests')
+        .where({ firm_id: firmId, status: 'sent' })
+        .orderBy([{ column: 'due_date' }, { column: 'id' }])) as InformationRequestRow[];
+    },
     async updateRequest(id: string, changes: RequestUpdate): Promise<void> {
       await db('information_requests').where({ id }).update(changes);
     },
