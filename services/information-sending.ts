@@ -336,7 +336,7 @@ export async function remindForStep(
 ): Promise<number> {
   const at = now.toISOString();
   const r = await lockedRequest(ctx.repos, firm.id, requestId);
-  if (!r || r.row.status !== 'sent') return 0;
+  if (r?.row.status !== 'sent') return 0;
   const reports = (await ctx.repos.informationWrites.reportsOf(requestId)).filter(
     (x) => x.submitted_at === null && !(x.reminded_at && x.reminded_at.slice(0, 10) >= step.date),
   );
