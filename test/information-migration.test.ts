@@ -21,7 +21,8 @@ for (const dialect of dialects) {
       t = await dialect.open();
       fx = await buildFixture(t.db);
       // Back to the schema before the loop, with requests and reports as they were written then.
-      await t.db.migrate.down({ migrationSource });
+      const applied = async () => (await t.db('knex_migrations').orderBy('id').pluck('name')) as string[];
+      while ((await applied()).includes('024-information-loop')) await t.db.migrate.down({ migrationSource });
       const old = (id: string, status: string) => ({
         id,
         firm_id: fx.firmA.id,
