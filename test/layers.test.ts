@@ -5,13 +5,15 @@ import { expect } from 'chai';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The layers a layer must never import from: server/cli → rest/auth → tools → services → db → core. */
+/** The layers a layer must never import from: server/cli → rest/auth → tools → services → mail, db → core. */
 const forbidden: Record<string, readonly string[]> = {
   core: ['db', 'services', 'tools', 'auth', 'rest', 'server', 'cli'],
   db: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
   services: ['tools', 'auth', 'rest', 'server', 'cli'],
   tools: ['auth', 'rest', 'server', 'cli'],
   parsing: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
+  // Outbound mail (templates, sending, the worker) sits beside the database layer; services queue it.
+  mail: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
   // The MCP Apps views run in the host's browser and reach the service only through the host.
   views: ['core', 'db', 'services', 'tools', 'auth', 'rest', 'server', 'cli', 'parsing'],
 };
