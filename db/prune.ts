@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { eventsRepo } from './repos/events.ts';
+import { mailRepo } from './repos/mail.ts';
 import { mcpAuthRepo } from './repos/mcp-auth.ts';
 
 /** How long each kind of row outlives its use; a row older than this is of no use to anyone. */
@@ -12,6 +13,8 @@ export interface PruneWindows {
   revokedGrantMs: number;
   /** Change events are kept this long (EVENTS_RETENTION_DAYS); a feed reader must catch up within it. */
   eventsRetentionMs: number;
+  /** Sent and failed mail is kept this long (MAIL_RETENTION_DAYS); held and pending mail is never pruned. */
+  mailRetentionMs: number;
 }
 
 export const DEFAULT_PRUNE_WINDOWS: PruneWindows = {
@@ -19,6 +22,7 @@ export const DEFAULT_PRUNE_WINDOWS: PruneWindows = {
   abandonedClientMs: 24 * 60 * 60 * 1000,
   revokedGrantMs: 24 * 60 * 60 * 1000,
   eventsRetentionMs: 90 * 24 * 60 * 60 * 1000,
+  mailRetentionMs: 30 * 24 * 60 * 60 * 1000,
 };
 
 /** Rows deleted, per table. */
@@ -31,6 +35,7 @@ export interface PruneResult {
   idempotency_keys: number;
   mcp_clients: number;
   events: number;
+  outbound_mail: number;
 }
 
 const before = (now: Date, ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -38,7 +43,7 @@ const before = (now: Date, ms: number) => new Date(now.getTime() - ms).toISOStri
 /**
  * Deletes what can no longer be used: expired authorization codes, sessions and tokens, ended
  * sign-ins with their refresh tokens, expired idempotency keys, registered clients that never
- * signed in, and change events past their retention. One transaction, so a prune that fails leaves everything as it was.
+ * signed in, change events past their retention, and sent or failed mail past its own. One transaction, so a prune that fails leaves everything as it was.
  */
 export async function pruneExpired(
   db: Knex,
@@ -63,8 +68,10 @@ export async function pruneExpired(
       .delete();
     const mcp_clients = await mcpAuthRepo(trx).deleteAbandonedClients(before(now, windows.abandonedClientMs));
     const events = await eventsRepo(trx).prune(before(now, windows.eventsRetentionMs));
+    const outbound_mail = await mailRepo(trx).prune(before(now, windows.mailRetentionMs));
     return {
       events,
+      outbound_mail,
       authorization_codes,
       web_sessions,
       access_tokens,

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const stamp = (root) => join(root, 'dist', '.build-stamp');
 /** What the build reads: the folders tsconfig.build.json includes and the two configurations. */
-const sourceDirs = ['cli', 'server', 'rest', 'auth', 'tools', 'db', 'core', 'parsing', 'views'];
+const sourceDirs = ['cli', 'server', 'rest', 'auth', 'tools', 'db', 'core', 'parsing', 'views', 'mail'];
 const configFiles = ['tsconfig.json', 'tsconfig.build.json'];
 
 function newestIn(dir) {

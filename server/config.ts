@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SIGN_IN_TTL_MS } from '../auth/mcp-oauth/metadata.ts';
 import type { SqliteSynchronous } from '../db/knex.ts';
+import { defaultSender, isSmtpUrl, type Mailbox, parseMailbox } from '../mail/address.ts';
 import { parseToolsets, type Toolset } from '../tools/toolsets.ts';
 
 const booleanFlag = z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] });
@@ -56,6 +57,27 @@ const schema = z.object({
   WEBHOOK_LEASE_SECONDS: z.coerce.number().min(0.5).max(3600).default(60),
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.001).max(3600).default(5),
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
+  // The message names the form, never the value: the URL holds the SMTP password.
+  SMTP_URL: z
+    .string()
+    .refine(isSmtpUrl, 'must be smtp://user:password@host:port or smtps://user:password@host:port')
+    .optional(),
+  MAIL_FROM: z
+    .string()
+    .refine(
+      (v) => parseMailbox(v) !== undefined,
+      'must be one address: name@example.com or Name <name@example.com>',
+    )
+    .optional(),
+  MAIL_DELIVERY: booleanFlag.default(true),
+  MAIL_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3600).default(5),
+  MAIL_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(30),
+  MAIL_LEASE_SECONDS: z.coerce.number().min(0.5).max(86400).default(300),
+  MAIL_RETRY_BASE_SECONDS: z.coerce.number().min(0.001).max(3600).default(30),
+  MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
+  MAIL_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  REMINDERS: booleanFlag.default(true),
+  REMINDERS_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86400).default(300),
 });
 
 export interface Config {
@@ -126,6 +148,28 @@ export interface Config {
   webhookRetryBaseSeconds: number;
   /** Attempts of a delivery before it fails and its endpoint is disabled. */
   webhookMaxAttempts: number;
+  /** Where outbound mail goes (smtp:// or smtps://); without it messages are held in the outbox. */
+  smtpUrl: string | undefined;
+  /** The sender of outbound mail. */
+  mailFrom: Mailbox;
+  /** Send (or, without SMTP_URL, hold) outbound mail from this node (every node may; they share the outbox). */
+  mailDelivery: boolean;
+  /** Seconds between polls of the outbox when there was nothing to send. */
+  mailPollIntervalSeconds: number;
+  /** Connecting, the server's greeting and each exchange with it must each take less than this. */
+  mailTimeoutSeconds: number;
+  /** How long a node's claim on a message holds; after it another node sends it (kept above the timeouts). */
+  mailLeaseSeconds: number;
+  /** The wait before the first retry of a message; later waits grow fourfold, up to four hours. */
+  mailRetryBaseSeconds: number;
+  /** Attempts of a message before it fails. */
+  mailMaxAttempts: number;
+  /** Days a sent or failed message stays in the outbox before the prune deletes it (held ones stay). */
+  mailRetentionDays: number;
+  /** Run the reminder pass on this node (every node may; each reminder is queued once). */
+  reminders: boolean;
+  /** Seconds between reminder passes. */
+  remindersIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -135,6 +179,38 @@ function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+type MailSettings = Pick<
+  Config,
+  | 'smtpUrl'
+  | 'mailFrom'
+  | 'mailDelivery'
+  | 'mailPollIntervalSeconds'
+  | 'mailTimeoutSeconds'
+  | 'mailLeaseSeconds'
+  | 'mailRetryBaseSeconds'
+  | 'mailMaxAttempts'
+  | 'mailRetentionDays'
+  | 'reminders'
+  | 'remindersIntervalSeconds'
+>;
+
+function mailSettings(c: z.infer<typeof schema>, publicUrl: string): MailSettings {
+  return {
+    smtpUrl: c.SMTP_URL,
+    mailFrom: c.MAIL_FROM === undefined ? defaultSender(publicUrl) : parseMailbox(c.MAIL_FROM)!,
+    mailDelivery: c.MAIL_DELIVERY,
+    mailPollIntervalSeconds: c.MAIL_POLL_INTERVAL_SECONDS,
+    mailTimeoutSeconds: c.MAIL_TIMEOUT_SECONDS,
+    // A send may wait out the connection, greeting and data timeouts one after another.
+    mailLeaseSeconds: Math.max(c.MAIL_LEASE_SECONDS, 4 * c.MAIL_TIMEOUT_SECONDS),
+    mailRetryBaseSeconds: c.MAIL_RETRY_BASE_SECONDS,
+    mailMaxAttempts: c.MAIL_MAX_ATTEMPTS,
+    mailRetentionDays: c.MAIL_RETENTION_DAYS,
+    reminders: c.REMINDERS,
+    remindersIntervalSeconds: c.REMINDERS_INTERVAL_SECONDS,
+  };
 }
 
 /** Parses the environment once; a bad variable throws a ConfigError naming it. */
@@ -199,5 +275,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookLeaseSeconds: Math.max(c.WEBHOOK_LEASE_SECONDS, c.WEBHOOK_TIMEOUT_SECONDS + 1),
     webhookRetryBaseSeconds: c.WEBHOOK_RETRY_BASE_SECONDS,
     webhookMaxAttempts: c.WEBHOOK_MAX_ATTEMPTS,
+    ...mailSettings(c, publicUrl),
   };
 }

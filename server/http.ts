@@ -12,6 +12,8 @@ import type { Logger } from '../core/logger.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { DEFAULT_PRUNE_WINDOWS, pruneExpired } from '../db/prune.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
+import { smtpSender } from '../mail/transport.ts';
+import { createMailWorker } from '../mail/worker.ts';
 import { createParseWorker, idleWorker } from '../parsing/worker.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { type AppDeps, createApp } from './app.ts';
@@ -58,6 +60,30 @@ async function serveMetrics(metrics: Metrics, config: Config): Promise<Server> {
   server.listen(config.metricsPort, config.host);
   await once(server, 'listening');
   return server;
+}
+
+/**
+ * Sends the outbox's mail from this node; every node may, since messages are claimed with a lease.
+ * Without SMTP_URL the messages are held instead, for the operator to read with `portfolio outbox`.
+ */
+function startMailWorker(config: Config, repos: Repos, clock: Clock, logger: Logger, metrics: Metrics) {
+  const sender = config.smtpUrl
+    ? smtpSender({ url: config.smtpUrl, from: config.mailFrom, timeoutMs: config.mailTimeoutSeconds * 1000 })
+    : undefined;
+  if (!sender) logger.info('SMTP_URL is not set: outbound mail is held in the outbox ("portfolio outbox")');
+  const worker = createMailWorker({
+    repo: repos.mail,
+    clock,
+    logger,
+    sender,
+    pollMs: config.mailPollIntervalSeconds * 1000,
+    leaseMs: config.mailLeaseSeconds * 1000,
+    retryBaseSeconds: config.mailRetryBaseSeconds,
+    maxAttempts: config.mailMaxAttempts,
+    onOutcome: metrics.mailOutcome,
+  });
+  worker.start();
+  return worker;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -109,6 +135,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     pruning ??= pruneExpired(db, clock.now(), {
       ...DEFAULT_PRUNE_WINDOWS,
       eventsRetentionMs: config.eventsRetentionDays * 24 * 60 * 60 * 1000,
+      mailRetentionMs: config.mailRetentionDays * 24 * 60 * 60 * 1000,
     })
       .then((deleted) => logger.info('pruned expired rows', { ...deleted }))
       .catch((err: unknown) => logger.warn('prune failed', databaseErrorSummary(err)))
@@ -158,6 +185,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       })
     : undefined;
   webhooks?.start();
+  const mail = config.mailDelivery ? startMailWorker(config, repos, clock, logger, metrics) : undefined;
   return {
     url: `http://${host}:${port}`,
     port,
@@ -174,6 +202,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         const parsing = parser.stop();
         const evaluating = alerts?.stop();
         const delivering = webhooks?.stop();
+        const mailing = mail?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
@@ -185,6 +214,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await parsing;
         await evaluating;
         await delivering;
+        await mailing;
         await limits.close();
         if (!options.db) await db.destroy();
       })();

@@ -13,6 +13,8 @@ export interface Metrics {
   rateLimited(): void;
   /** An attempt to deliver a webhook ended: delivered, to be retried, or failed for good. */
   webhookDelivery(outcome: string): void;
+  /** Messages of the outbox sent, to be retried, failed for good, or held (no SMTP). */
+  mailOutcome(outcome: string, count: number): void;
 }
 
 interface Pool {
@@ -120,6 +122,22 @@ export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
     },
   });
 
+  const mailMessages = new Counter({
+    name: 'mail_messages_total',
+    help: 'Outbound mail by outcome of an attempt (sent, retry, failed) or held (no SMTP_URL)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'mail_outbox_messages',
+    help: 'Messages in the mail outbox by status (pending, held, sent, failed), counted at scrape',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      for (const [status, n] of Object.entries(await repos.mail.countByStatus())) this.set({ status }, n);
+    },
+  });
+
   const started = new Map<string, bigint>();
   const finish = (query: { __knexQueryUid?: string }) => {
     const uid = query.__knexQueryUid;
@@ -153,6 +171,7 @@ export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
     toolCall: (tool, outcome) => tools.inc({ tool, outcome }),
     rateLimited: () => limited.inc(),
     webhookDelivery: (outcome) => webhookDeliveries.inc({ outcome }),
+    mailOutcome: (outcome, count) => mailMessages.inc({ outcome }, count),
   };
 }
 

@@ -101,4 +101,44 @@ describe('configuration', () => {
       'https://pds.example.com',
     );
   });
+
+  it('holds mail without SMTP_URL and sends it from no-reply at the public host by default', () => {
+    const c = loadConfig({ PUBLIC_URL: 'https://pds.example.com' });
+    expect(c.smtpUrl).to.equal(undefined);
+    expect(c.mailFrom).to.deep.equal({ name: 'Portfolio', address: 'no-reply@pds.example.com' });
+    expect(loadConfig({}).mailFrom.address).to.equal('no-reply@localhost');
+    expect(c.mailDelivery).to.equal(true);
+    expect(c.reminders).to.equal(true);
+  });
+
+  it('takes SMTP_URL as smtp:// or smtps:// and MAIL_FROM as one address with an optional name', () => {
+    const c = loadConfig({
+      SMTP_URL: 'smtps://mailer:s3cret@smtp.example.com:465',
+      MAIL_FROM: 'Acorn Capital <reports@acorn.example>',
+    });
+    expect(c.smtpUrl).to.equal('smtps://mailer:s3cret@smtp.example.com:465');
+    expect(c.mailFrom).to.deep.equal({ name: 'Acorn Capital', address: 'reports@acorn.example' });
+    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525' }).smtpUrl).to.equal('smtp://127.0.0.1:2525');
+  });
+
+  it('stops on a bad SMTP_URL naming the variable but not the password it holds', () => {
+    for (const bad of ['https://mailer:s3cret@smtp.example.com', 'smtp.example.com:587', 'smtp://'])
+      expect(() => loadConfig({ SMTP_URL: bad }), bad)
+        .to.throw(ConfigError, /SMTP_URL: must be smtp:\/\/user:password@host:port/)
+        .with.property('message')
+        .that.does.not.contain('s3cret');
+  });
+
+  it('stops on a MAIL_FROM that is not one address', () => {
+    for (const bad of ['reports', 'a@b.example, c@d.example', 'Reports <reports>'])
+      expect(() => loadConfig({ MAIL_FROM: bad }), bad).to.throw(
+        ConfigError,
+        /MAIL_FROM: must be one address/,
+      );
+  });
+
+  it('keeps the mail lease above the time one send may take', () => {
+    const c = loadConfig({ MAIL_TIMEOUT_SECONDS: '100', MAIL_LEASE_SECONDS: '60' });
+    expect(c.mailLeaseSeconds).to.equal(400);
+  });
 });

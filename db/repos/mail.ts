@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { markedLink } from '../../core/mail-link.ts';
+import { type MailBodies, markedLink } from '../../core/mail-link.ts';
 import { newId } from '../ids.ts';
+import { isPostgres } from '../knex.ts';
 
 export type MailKind = 'request' | 'reminder' | 'confirmation';
 
@@ -59,6 +60,36 @@ export interface MailFilter {
   limit: number;
 }
 
+/** A message a node holds for the length of its lease. */
+export interface ClaimedMail {
+  id: string;
+  claim: string;
+  /** This attempt's number, from 1. */
+  attempts: number;
+  to_address: string;
+  to_name: string | null;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  link: string | null;
+}
+
+/** How an attempt ended. */
+export type SendOutcome =
+  | { ok: true; at: string; messageId: string; bodies: MailBodies }
+  | { ok: false; at: string; error: string; retryAt: string | null };
+
+const CLAIMED_COLUMNS = [
+  'id',
+  'attempts',
+  'to_address',
+  'to_name',
+  'subject',
+  'text_body',
+  'html_body',
+  'link',
+] as const;
+
 // Rows are inserted in slices: a reminder pass over many companies queues thousands at once.
 const INSERT_SLICE = 200;
 
@@ -110,6 +141,96 @@ export function mailRepo(db: Knex) {
       if (filter.firmId !== undefined) q.where('firm_id', filter.firmId);
       if (filter.statuses?.length) q.whereIn('status', filter.statuses as MailStatus[]);
       return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit)) as MailRow[];
+    },
+
+    /** One held message of the firm (when given) back to pending, with its attempts anew; false if none. */
+    async release(id: string, at: string, firmId?: string): Promise<boolean> {
+      const q = mail().where({ id, status: 'held' });
+      if (firmId !== undefined) q.where({ firm_id: firmId });
+      const n = await q.update({ status: 'pending', attempts: 0, next_attempt_at: at, updated_at: at });
+      return n > 0;
+    },
+
+    /** Without SMTP: every pending message no node is sending becomes held, for the operator to read. */
+    async holdPending(at: string): Promise<number> {
+      return mail()
+        .where('status', 'pending')
+        .where((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', at))
+        .update({ status: 'held', updated_at: at });
+    },
+
+    /**
+     * Claims due pending messages for `leaseMs`, counting an attempt. On PostgreSQL the rows are locked with
+     * SKIP LOCKED so that nodes take different ones; on SQLite the one writer does the same. A claim whose
+     * lease ran out (its node died mid-send) is due again.
+     */
+    async claim(options: { now: Date; leaseMs: number; limit: number }): Promise<ClaimedMail[]> {
+      const at = options.now.toISOString();
+      const until = new Date(options.now.getTime() + options.leaseMs).toISOString();
+      return db.transaction(async (trx) => {
+        const pick = trx('outbound_mail')
+          .where('status', 'pending')
+          .where('next_attempt_at', '<=', at)
+          .where((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', at))
+          .orderBy('next_attempt_at')
+          .limit(options.limit)
+          .select(...CLAIMED_COLUMNS);
+        if (isPostgres(trx)) pick.forUpdate().skipLocked();
+        const rows = (await pick) as Omit<ClaimedMail, 'claim'>[];
+        const claimed: ClaimedMail[] = [];
+        for (const r of rows) {
+          const claim = newId();
+          const attempts = r.attempts + 1;
+          await trx('outbound_mail')
+            .where({ id: r.id })
+            .update({ claim, claimed_until: until, attempts, last_attempt_at: at, updated_at: at });
+          claimed.push({ ...r, claim, attempts });
+        }
+        return claimed;
+      });
+    },
+
+    /**
+     * Records an attempt while the claim is still held (false otherwise: the lease ran out and another node
+     * took the message). A sent message keeps the bodies it is given (the link scrubbed) and forgets its link.
+     */
+    async finish(m: ClaimedMail, o: SendOutcome): Promise<boolean> {
+      const common = { claim: null, claimed_until: null, updated_at: o.at };
+      const patch = o.ok
+        ? {
+            ...common,
+            status: 'sent',
+            sent_at: o.at,
+            message_id: o.messageId,
+            last_error: null,
+            subject: o.bodies.subject,
+            text_body: o.bodies.text,
+            html_body: o.bodies.html,
+            link: null,
+          }
+        : {
+            ...common,
+            status: o.retryAt === null ? 'failed' : 'pending',
+            next_attempt_at: o.retryAt ?? o.at,
+            last_error: o.error,
+          };
+      return (await mail().where({ id: m.id, claim: m.claim }).update(patch)) > 0;
+    },
+
+    /** Deletes sent and failed messages last changed before `before`; held and pending ones stay. */
+    async prune(before: string): Promise<number> {
+      return mail().whereIn('status', ['sent', 'failed']).where('updated_at', '<', before).delete();
+    },
+
+    /** Messages by status, for /metrics. */
+    async countByStatus(): Promise<Record<MailStatus, number>> {
+      const rows = (await mail().groupBy('status').select('status', db.raw('count(*) as n'))) as {
+        status: MailStatus;
+        n: number | string;
+      }[];
+      const counts: Record<MailStatus, number> = { pending: 0, sent: 0, failed: 0, held: 0 };
+      for (const r of rows) counts[r.status] = Number(r.n);
+      return counts;
     },
   };
 }

@@ -29,6 +29,9 @@ export async function startTestServer(db: Knex, options: TestServerOptions = {})
     ALERTS: 'off',
     // Likewise webhook delivery, which polls the database in the background.
     WEBHOOK_DELIVERY: 'off',
+    // And the mail worker and the reminder pass, which would change the outbox under a test.
+    MAIL_DELIVERY: 'off',
+    REMINDERS: 'off',
     ...options.env,
   });
   return http.startServer(config, {
