@@ -14,6 +14,7 @@ import { demoRemove } from './commands/demo.ts';
 import { firmsCreate, firmsList } from './commands/firms.ts';
 import { importCommand } from './commands/import.ts';
 import { mcpCommand } from './commands/mcp.ts';
+import { outboxList, outboxSend, outboxShow } from './commands/outbox.ts';
 import { pruneCommand } from './commands/prune.ts';
 import { serve } from './commands/serve.ts';
 import { tokensCreate, tokensList, tokensRevoke } from './commands/tokens.ts';
@@ -41,6 +42,9 @@ export const commands: readonly Command[] = [
   tokensRevoke,
   importCommand,
   pruneCommand,
+  outboxList,
+  outboxShow,
+  outboxSend,
   demoRemove,
 ];
 

@@ -152,6 +152,24 @@ function fullName(cmd: Commander): string {
   return words.join(' ');
 }
 
+/** A group that is only its subcommands (`users`): run alone, or with an unknown word, it is a usage error. */
+function usageGroup(commands: readonly Command[], first: string, output: HelpOutput): Commander {
+  const subs = commands.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(' ')[1]);
+  const usage = `usage: portfolio ${first} ${subs.join('|')} [options]`;
+  const g = configure(new Commander(first), usage, output)
+    .description(`the ${first} commands: ${subs.join(', ')}`)
+    .usage(`<${subs.join('|')}> [options]`)
+    .helpCommand(false);
+  g.action(() => {
+    const word = g.args[0];
+    throw new UsageError(
+      word === undefined ? `${first} needs a subcommand: ${subs.join('|')}` : unknownCommand(g, word),
+      usage,
+    );
+  });
+  return g;
+}
+
 /** The `portfolio` program over every command, in the order `--help` lists them. */
 export function buildProgram(
   commands: readonly Command[],
@@ -162,38 +180,39 @@ export function buildProgram(
     .description('run and administer the portfolio data service')
     .usage('<command> [options]')
     .helpCommand('help [command]', 'show the help of a command')
-    .addHelpText('after', FOOTER);
+    .addHelpText('after', FOOTER)
+    // Needed by the groups that are commands themselves (see groupOf); the program has no options of its own.
+    .enablePositionalOptions();
   const leaves: Commander[] = [];
   const groups = new Map<string, Commander>();
+  /** The group of `first`: the bare command `first` when there is one (`outbox`), else a usage error. */
+  const groupOf = (first: string): Commander => {
+    const existing = groups.get(first);
+    if (existing) return existing;
+    const bare = commands.find((c) => c.name === first);
+    // A bare command's own options come before a subcommand's name: `outbox show ID --json` is show's --json.
+    const g = bare
+      ? leafCommand(bare, first, output, found).enablePositionalOptions()
+      : usageGroup(commands, first, output);
+    if (bare) leaves.push(g);
+    program.addCommand(g);
+    groups.set(first, g);
+    return g;
+  };
   for (const command of commands) {
     const [first, second] = command.name.split(' ') as [string, string | undefined];
     if (second === undefined) {
+      if (commands.some((c) => c.name.startsWith(`${first} `))) {
+        groupOf(first);
+        continue;
+      }
       const leaf = leafCommand(command, first, output, found);
       program.addCommand(leaf);
       leaves.push(leaf);
       continue;
     }
-    let group = groups.get(first);
-    if (!group) {
-      const subs = commands.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(' ')[1]);
-      const usage = `usage: portfolio ${first} ${subs.join('|')} [options]`;
-      const g = configure(new Commander(first), usage, output)
-        .description(`the ${first} commands: ${subs.join(', ')}`)
-        .usage(`<${subs.join('|')}> [options]`)
-        .helpCommand(false);
-      g.action(() => {
-        const word = g.args[0];
-        throw new UsageError(
-          word === undefined ? `${first} needs a subcommand: ${subs.join('|')}` : unknownCommand(g, word),
-          usage,
-        );
-      });
-      program.addCommand(g);
-      groups.set(first, g);
-      group = g;
-    }
     const leaf = leafCommand(command, second, output, found);
-    group.addCommand(leaf);
+    groupOf(first).addCommand(leaf);
     leaves.push(leaf);
   }
   program.action(() => {

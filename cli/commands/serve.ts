@@ -33,6 +33,13 @@ function describeDatabase(url: string): string {
   }
 }
 
+/** Where mail goes, for the banner: the SMTP server without its credentials, or the outbox. */
+function describeMail(smtpUrl: string | undefined): string {
+  if (!smtpUrl) return 'held in the outbox (SMTP_URL is not set): read it with "portfolio outbox"';
+  const u = new URL(smtpUrl);
+  return `${u.protocol}//${u.host}`;
+}
+
 async function demoCredentials(repos: Repos): Promise<{ login: boolean; client: boolean }> {
   const user = await repos.users.getByEmail(DEMO.email);
   const app = await repos.applications.findByClientId(DEMO.clientId);
@@ -135,6 +142,7 @@ export const serve = defineCommand({
         `  Docs       ${urls.docs_url}`,
         `  Health     ${urls.health_url}`,
         `  Database   ${describeDatabase(config.databaseUrl)}`,
+        `  Mail       ${describeMail(config.smtpUrl)}`,
         ...notes.map((n) => `  ${n}`),
       ];
       if (demo.login || demo.client) {
