@@ -19,8 +19,22 @@ import { fileURLToPath } from 'node:url';
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const stamp = (root) => join(root, 'dist', '.build-stamp');
-/** What the build reads: the folders tsconfig.build.json includes and the two configurations. */
-const sourceDirs = ['cli', 'server', 'rest', 'auth', 'tools', 'db', 'core', 'parsing', 'views', 'mail'];
+/** What the build reads: every folder of sources the server and the command line import, and the two configurations. */
+const sourceDirs = [
+  'cli',
+  'server',
+  'rest',
+  'auth',
+  'tools',
+  'services',
+  'db',
+  'core',
+  'parsing',
+  'views',
+  'mail',
+  'webhooks',
+  'alerts',
+];
 const configFiles = ['tsconfig.json', 'tsconfig.build.json'];
 
 function newestIn(dir) {
