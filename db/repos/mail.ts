@@ -128,6 +128,18 @@ export function mailRepo(db: Knex) {
           .ignore();
     },
 
+    /** The keys among `keys` queued already: what a pass leaves out before it makes a message again. */
+    async queuedKeys(keys: readonly string[]): Promise<Set<string>> {
+      const found = new Set<string>();
+      for (let i = 0; i < keys.length; i += 500) {
+        const rows = (await mail()
+          .whereIn('dedupe_key', keys.slice(i, i + 500) as string[])
+          .select('dedupe_key')) as { dedupe_key: string }[];
+        for (const r of rows) found.add(r.dedupe_key);
+      }
+      return found;
+    },
+
     /** One message, of one firm when `firmId` is given. */
     async get(id: string, firmId?: string): Promise<MailRow | undefined> {
       const q = mail().where({ id });
