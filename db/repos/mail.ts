@@ -189,16 +189,22 @@ export function mailRepo(db: Knex) {
           .select(...CLAIMED_COLUMNS);
         if (isPostgres(trx)) pick.forUpdate().skipLocked();
         const rows = (await pick) as Omit<ClaimedMail, 'claim'>[];
-        const claimed: ClaimedMail[] = [];
-        for (const r of rows) {
-          const claim = newId();
-          const attempts = r.attempts + 1;
-          await trx('outbound_mail')
-            .where({ id: r.id })
-            .update({ claim, claimed_until: until, attempts, last_attempt_at: at, updated_at: at });
-          claimed.push({ ...r, claim, attempts });
-        }
-        return claimed;
+        if (rows.length === 0) return [];
+        // One claim for the batch: a row's claim is still its own, since it is checked with the row's id.
+        const claim = newId();
+        await trx('outbound_mail')
+          .whereIn(
+            'id',
+            rows.map((r) => r.id),
+          )
+          .update({
+            claim,
+            claimed_until: until,
+            attempts: trx.raw('attempts + 1'),
+            last_attempt_at: at,
+            updated_at: at,
+          });
+        return rows.map((r) => ({ ...r, claim, attempts: r.attempts + 1 }));
       });
     },
 
