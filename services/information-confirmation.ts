@@ -27,17 +27,21 @@ export async function queueConfirmation(
     companyName: session.company.name,
     contactName: session.contact.name,
   };
-  await queueRequestMail(repos, [
-    {
-      firmId: session.firm.id,
-      kind: 'confirmation',
-      to: session.contact.email,
-      toName: session.contact.name,
-      values: { ...mailValues(owned, names, founderLinkUrl(ctx.publicUrl, session.token)), submittedAt },
-      // One confirmation per submission that changed the report.
-      dedupeKey: `confirmation:${report.id}:${session.contact.id}:${ctx.clock.now().toISOString()}`,
-      reportId: report.id,
-      requestId: row.id,
-    },
-  ]);
+  await queueRequestMail(
+    repos,
+    [
+      {
+        firmId: session.firm.id,
+        kind: 'confirmation',
+        to: session.contact.email,
+        toName: session.contact.name,
+        values: { ...mailValues(owned, names, founderLinkUrl(ctx.publicUrl, session.token)), submittedAt },
+        // One confirmation per submission that changed the report.
+        dedupeKey: `confirmation:${report.id}:${session.contact.id}:${ctx.clock.now().toISOString()}`,
+        reportId: report.id,
+        requestId: row.id,
+      },
+    ],
+    submittedAt,
+  );
 }

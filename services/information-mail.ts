@@ -2,21 +2,15 @@
 // is opened, a reminder, a confirmation after a submission. Called inside the write's transaction,
 // so a mail exists exactly when the write that caused it committed.
 import type { Repos } from '../db/repos/index.ts';
+import {
+  confirmationMessage,
+  type MailValues,
+  type RenderedMail,
+  reminderMessage,
+  requestMessage,
+} from '../mail/templates.ts';
 
-/** What a request, reminder or confirmation says. */
-export interface MailValues {
-  firmName: string;
-  companyName: string;
-  contactName: string;
-  requestName: string;
-  period: string;
-  dueDate: string;
-  link: string;
-  metrics: { name: string; optional: boolean }[];
-  documents: { name: string; optional: boolean }[];
-  reminderKind?: 'before' | 'on' | 'after';
-  submittedAt?: string;
-}
+export type { MailValues } from '../mail/templates.ts';
 
 /** One message to one contact; `dedupeKey` makes queueing it twice send it once. */
 export interface LoopMail {
@@ -30,10 +24,28 @@ export interface LoopMail {
   requestId: string;
 }
 
-/** Queues messages in the caller's transaction. */
-export async function queueRequestMail(_repos: Repos, mails: readonly LoopMail[]): Promise<void> {
-  if (mails.length === 0) return;
-  // The outbox (with its templates and sender) is not part of this build yet: nothing is queued.
+const TEMPLATES: Record<LoopMail['kind'], (v: MailValues) => RenderedMail> = {
+  request: requestMessage,
+  reminder: reminderMessage,
+  confirmation: confirmationMessage,
+};
+
+/** Renders and queues messages in the caller's transaction, due at once (`at`, the write's time). */
+export async function queueRequestMail(repos: Repos, mails: readonly LoopMail[], at: string): Promise<void> {
+  await repos.mail.enqueue(
+    ...mails.map((m) => ({
+      firmId: m.firmId,
+      kind: m.kind,
+      to: m.to,
+      toName: m.toName,
+      ...TEMPLATES[m.kind](m.values),
+      link: m.values.link,
+      dedupeKey: m.dedupeKey,
+      reportId: m.reportId,
+      requestId: m.requestId,
+      queuedAt: at,
+    })),
+  );
 }
 
 /** A category name as a founder reads it: `cash_in_bank` is "Cash in bank"; custom metrics keep theirs. */

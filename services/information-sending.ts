@@ -148,7 +148,7 @@ async function reachContacts(
     const contactsOf = people.map((c) => ({ id: c.id, name: c.name, email: c.email }));
     reached.push({ ...base, contacts: contactsOf });
   }
-  await queueRequestMail(repos, mails);
+  await queueRequestMail(repos, mails, at);
   return { reached, without };
 }
 
