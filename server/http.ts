@@ -15,6 +15,8 @@ import { createRepos, type Repos } from '../db/repos/index.ts';
 import { smtpSender } from '../mail/transport.ts';
 import { createMailWorker } from '../mail/worker.ts';
 import { createParseWorker, idleWorker } from '../parsing/worker.ts';
+import { informationReminders } from '../services/information-reminders.ts';
+import { createReminderPass } from '../services/reminders.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { type AppDeps, createApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
@@ -186,6 +188,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     : undefined;
   webhooks?.start();
   const mail = config.mailDelivery ? startMailWorker(config, repos, clock, logger, metrics) : undefined;
+  // Every node may run the pass: a firm's turn is one node's at a time, and each reminder has a dedupe key.
+  const reminders = config.reminders
+    ? createReminderPass({
+        repos,
+        clock,
+        logger,
+        intervalMs: config.remindersIntervalSeconds * 1000,
+        remindFirm: informationReminders(() => config),
+      })
+    : undefined;
+  reminders?.start();
   return {
     url: `http://${host}:${port}`,
     port,
@@ -203,6 +216,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         const evaluating = alerts?.stop();
         const delivering = webhooks?.stop();
         const mailing = mail?.stop();
+        const reminding = reminders?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
@@ -215,6 +229,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await evaluating;
         await delivering;
         await mailing;
+        await reminding;
         await limits.close();
         if (!options.db) await db.destroy();
       })();
