@@ -719,8 +719,9 @@ describe('portfolio command line', function () {
 
     it('serves with a banner, answers /healthz, stops on SIGTERM with exit 0, and adds no rows', async () => {
       const before = await rowCounts(demoUrl);
-      // Parsing the demo documents writes their text (test/document-parsing.test.ts covers it).
-      const quiet = { DOCUMENT_PARSING: 'off' };
+      // Parsing the demo documents writes their text (test/document-parsing.test.ts covers it), and the
+      // reminder pass announces the demo's late reports (test/information-reminders.test.ts).
+      const quiet = { DOCUMENT_PARSING: 'off', REMINDERS: 'off' };
       const running = await serve(demoUrl, quiet);
       expect(running.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(running.url).not.to.match(/:0$/);
