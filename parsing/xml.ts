@@ -29,8 +29,11 @@ export class XmlError extends Error {}
 
 /** A tag, comment or CDATA section longer than this is refused rather than buffered. */
 const MAX_MARKUP = 1024 * 1024;
-/** saxes holds every open element (about 300 bytes each); deeper nesting is refused rather than held. */
-const MAX_DEPTH = 500_000;
+/**
+ * saxes holds every open element (300 to 600 bytes each): 400,000 open elements came near a 256 MB parse
+ * limit. No real document nests anywhere near this deep, so deeper nesting is refused rather than held.
+ */
+const MAX_DEPTH = 10_000;
 /** Well-formedness errors tolerated (a truncated part, an undeclared entity) before a part is refused. */
 const MAX_ERRORS = 100;
 

@@ -55,10 +55,18 @@ describe('parsers stay bounded on hostile files', function () {
     expect(ms).to.be.below(5_000);
   });
 
-  it('reads a DOCX paragraph inside 200,000 nested content controls', async () => {
-    const { result, ms } = await parse(docxNestedSdt(200_000), 'deep.docx');
+  it('reads a DOCX paragraph inside 4,000 nested content controls', async () => {
+    const { result } = await parse(docxNestedSdt(4_000), 'deep.docx');
     expect(completed(result)).to.deep.include({ text: 'deep inside', pages: null });
     expect(result).to.not.have.property('cut');
+  });
+
+  it('refuses a DOCX nesting elements more than 10,000 deep, without holding them', async () => {
+    const { result, ms } = await parse(docxNestedSdt(200_000), 'deep.docx');
+    expect(result).to.deep.equal({
+      state: 'not-parseable',
+      reason: 'word/document.xml nests elements more than 10,000 deep',
+    });
     expect(ms).to.be.below(5_000);
   });
 

@@ -143,8 +143,8 @@ export function boundResult(
   }
   if (size(value) !== size(structured)) notices.push('Long text fields were cut; each cut is marked.');
   let truncation: Omit<Truncation, 'advice'> | null = null;
-  // Room for the `truncated` field itself.
-  const room = max - 400;
+  // Room for the `truncated` field and the notice beside the JSON, which says the same: the model reads both.
+  const room = max - 1_000;
 
   const results = value.results;
   if (size(value) > room && Array.isArray(results)) {

@@ -65,6 +65,7 @@ export function typicalInputs(ids: DemoIds): Record<string, Record<string, unkno
     get_fund_performance: { fund_id: ids.fundId },
     list_alerts: {},
     list_changes: {},
+    list_company_contacts: company,
   };
 }
 
