@@ -119,10 +119,8 @@ export async function verifyFounderLink(
   if (refused) throw new FounderLinkRefused(refused);
   if (options.touch !== false) await deps.repos.reportLinks.touch(link.id, now.toISOString());
   const scope = { firmId: link.firm_id, companyIds: null };
-  const [firm, companies] = await Promise.all([
-    deps.repos.firms.get(link.firm_id),
-    deps.repos.companies.names(scope, [link.company_id]),
-  ]);
+  const firm = await deps.repos.firms.get(link.firm_id);
+  const companies = await deps.repos.companies.names(scope, [link.company_id]);
   const company = companies.get(link.company_id);
   if (!firm || !company) throw new FounderLinkRefused('unknown');
   return {

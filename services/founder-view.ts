@@ -61,13 +61,11 @@ export async function founderReportView(
   const { repos } = deps;
   const reportId = session.link.report_id;
   const report = (await repos.informationWrites.lockReport(session.firm.id, reportId, false))!;
-  const [request, requested, metrics, documents, categories] = await Promise.all([
-    repos.information.getRequest(session.firm.id, report.information_request_id),
-    repos.information.requestedItems([report.information_request_id]),
-    repos.informationWrites.reportMetrics(reportId),
-    repos.informationWrites.reportDocuments(reportId),
-    repos.metrics.categories(session.firm.id),
-  ]);
+  const request = await repos.information.getRequest(session.firm.id, report.information_request_id);
+  const requested = await repos.information.requestedItems([report.information_request_id]);
+  const metrics = await repos.informationWrites.reportMetrics(reportId);
+  const documents = await repos.informationWrites.reportDocuments(reportId);
+  const categories = await repos.metrics.categories(session.firm.id);
   const byCategory = new Map(categories.map((c) => [c.id, c]));
   const asked = new Map(
     [

@@ -45,10 +45,8 @@ export async function lockedRequest(
 ): Promise<OwnedRequest | undefined> {
   const row = await repos.informationWrites.lockRequest(firmId, id);
   if (!row) return undefined;
-  const [companies, items] = await Promise.all([
-    repos.information.requestCompanies([id]),
-    repos.information.requestedItems([id]),
-  ]);
+  const companies = await repos.information.requestCompanies([id]);
+  const items = await repos.information.requestedItems([id]);
   return {
     row,
     companyIds: companies.get(id) ?? [],

@@ -125,11 +125,9 @@ function checkFile(a: DocumentAnswer, errors: FieldError[]): CheckedFile | undef
 /** Every answer checked against the report's items; one error naming every bad field, nothing written. */
 async function checkAnswers(ctx: SaveContext, session: FounderSession, answers: ReportAnswers) {
   const reportId = session.link.report_id;
-  const [metrics, documents, categories] = await Promise.all([
-    ctx.repos.informationWrites.reportMetrics(reportId),
-    ctx.repos.informationWrites.reportDocuments(reportId),
-    ctx.repos.metrics.categories(session.firm.id),
-  ]);
+  const metrics = await ctx.repos.informationWrites.reportMetrics(reportId);
+  const documents = await ctx.repos.informationWrites.reportDocuments(reportId);
+  const categories = await ctx.repos.metrics.categories(session.firm.id);
   const byCategory = new Map(categories.map((c) => [c.id, c]));
   const errors: FieldError[] = [];
   const values = new Map<string, CheckedMetric>();

@@ -111,10 +111,8 @@ async function reachContacts(
 ): Promise<{ reached: ReachedCompany[]; without: SendResult['companies_without_contacts'] }> {
   const companyIds = reports.map((report) => report.company_id);
   const scope = { firmId: r.row.firm_id, companyIds: null };
-  const [names, contacts] = await Promise.all([
-    repos.companies.names(scope, companyIds),
-    repos.contacts.ofCompanies(r.row.firm_id, companyIds),
-  ]);
+  const names = await repos.companies.names(scope, companyIds);
+  const contacts = await repos.contacts.ofCompanies(r.row.firm_id, companyIds);
   const reached: ReachedCompany[] = [];
   const without: SendResult['companies_without_contacts'] = [];
   const mails: LoopMail[] = [];

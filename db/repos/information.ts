@@ -246,10 +246,12 @@ export function informationRepo(db: Knex) {
     },
     /** What each request asks for, in the order it asks. */
     async requestedItems(requestIds: string[]) {
-      const [documents, metrics] = await Promise.all([
-        items<RequestedItemRow>('information_request_documents', 'request_id', requestIds),
-        items<RequestedItemRow>('information_request_metrics', 'request_id', requestIds),
-      ]);
+      const documents = await items<RequestedItemRow>(
+        'information_request_documents',
+        'request_id',
+        requestIds,
+      );
+      const metrics = await items<RequestedItemRow>('information_request_metrics', 'request_id', requestIds);
       return {
         documents: groupBy(withBool(documents), 'request_id'),
         metrics: groupBy(withBool(metrics), 'request_id'),
@@ -332,10 +334,12 @@ export function informationRepo(db: Knex) {
     },
     /** The documents and metrics of each report, in the order they were requested. */
     async reportItems(reportIds: string[]) {
-      const [documents, metrics] = await Promise.all([
-        items<ReportDocumentRow>('information_report_documents', 'report_id', reportIds),
-        items<ReportMetricRow>('information_report_metrics', 'report_id', reportIds),
-      ]);
+      const documents = await items<ReportDocumentRow>(
+        'information_report_documents',
+        'report_id',
+        reportIds,
+      );
+      const metrics = await items<ReportMetricRow>('information_report_metrics', 'report_id', reportIds);
       return {
         documents: groupBy(withBool(documents), 'report_id'),
         metrics: groupBy(withBool(metrics), 'report_id'),
