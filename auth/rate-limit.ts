@@ -163,6 +163,8 @@ export interface Limits {
   metadataFetches: Limiter;
   /** Dynamic client registrations (POST /register) per address per minute. */
   registrations: Limiter;
+  /** Requests to the founder page per link and per address per minute (FOUNDER_PAGE_PER_MINUTE). */
+  founderPage: Limiter;
   /**
    * Resolves once the shared store is reachable, or after `timeoutMs` (limits then count per node until
    * it is): a node that starts serving before its first Redis connection would count its first requests
@@ -182,6 +184,7 @@ export async function createLimits(
     perMinute: number;
     failuresPerMinute?: number;
     registrationsPerMinute?: number;
+    founderPagePerMinute?: number;
     redisUrl?: string;
   },
   logger: Logger,
@@ -208,6 +211,10 @@ export async function createLimits(
     registrations: createLimiter(
       { points: options.registrationsPerMinute ?? 10, duration: 60, prefix: 'reg', redis },
       (retry) => `too many client registrations from this address; retry in ${retry} s`,
+    ),
+    founderPage: createLimiter(
+      { points: options.founderPagePerMinute ?? 30, duration: 60, prefix: 'founder', redis },
+      (retry) => `too many requests to this page; wait ${retry} s and try again`,
     ),
     async connected(timeoutMs) {
       if (!redis || redis.status === 'ready') return;

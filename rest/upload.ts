@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { extensionList, extensionOf, formatByName } from '../core/file-types.ts';
@@ -63,6 +64,79 @@ function hasBody(req: Request): boolean {
   return Number(req.get('Content-Length') ?? 0) > 0 || req.get('Transfer-Encoding') !== undefined;
 }
 
+/** What becomes of one file part: read whole, or refused (its stream is then drained). */
+export interface FilePartOutcome {
+  file(file: UploadedFile): void;
+  refused(err: Error): void;
+}
+
+/**
+ * Reads one file part of a multipart body as it streams in, with an upload's checks: refused (413) past
+ * its size limit, (415) as soon as its name or its first bytes show a format not accepted, or when its
+ * whole content is not of the format its name says, and refused when it is empty. Exactly one of the
+ * outcome's callbacks is called, at the latest when the part ends.
+ */
+export function readFilePart(
+  upload: Upload,
+  stream: Readable,
+  info: { filename?: string },
+  outcome: FilePartOutcome,
+): void {
+  let done = false;
+  const refuse = (err: Error) => {
+    stream.resume();
+    if (done) return;
+    done = true;
+    outcome.refused(err);
+  };
+  let filename: string;
+  try {
+    filename = storedFileName(upload.field, baseName(info.filename ?? ''));
+  } catch (err) {
+    refuse(err as Error);
+    return;
+  }
+  const format = formatByName(upload.formats, filename);
+  if (!format) {
+    const what = extensionOf(filename) ? `a ${extensionOf(filename)} file is` : 'a file without extension is';
+    refuse(unsupported(upload, `${what} not accepted; send one of ${extensionList(upload.formats)}`));
+    return;
+  }
+  const notOfFormat = () =>
+    unsupported(
+      upload,
+      `${JSON.stringify(filename)} is not a ${format.extensions[0]} file, whatever its name says`,
+    );
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let checked = false;
+  stream.on('data', (chunk: Buffer) => {
+    if (done) return;
+    chunks.push(chunk);
+    received += chunk.length;
+    // Every signature fits in the first 16 bytes: a file of another format is refused there.
+    if (!checked && received >= SIGNATURE_BYTES) {
+      checked = true;
+      if (!format.matches(Buffer.concat(chunks))) refuse(notOfFormat());
+    }
+  });
+  // A form that ends inside the file destroys its stream with an error: unheard, it would end the process.
+  stream.on('error', () =>
+    refuse(InvalidInput.field('body', 'ended before the multipart body was complete')),
+  );
+  stream.on('limit', () => refuse(tooLarge(upload)));
+  stream.on('end', () => {
+    if (done) return;
+    const bytes = Buffer.concat(chunks, received);
+    if (bytes.length === 0) refuse(InvalidInput.field(upload.field, 'is empty'));
+    else if (!format.contentMatches(bytes)) refuse(notOfFormat());
+    else {
+      done = true;
+      outcome.file({ filename, content_type: format.contentType, bytes });
+    }
+  });
+}
+
 /**
  * Reads a multipart/form-data body as it streams in: the file into memory up to the limit (413 beyond
  * it), refused with 415 as soon as its name or its first bytes show a format not accepted, and the other
@@ -72,7 +146,6 @@ function hasBody(req: Request): boolean {
  * file part starts, on the fields sent before it: a refused file is dropped unread.
  */
 export function multipartBody(upload: Upload, gate?: UploadGate): RequestHandler {
-  const accepted = extensionList(upload.formats);
   return async (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
       req.body = {};
@@ -141,57 +214,11 @@ export function multipartBody(upload: Upload, gate?: UploadGate): RequestHandler
         fail(InvalidInput.field(name, `is not a file field; send the file in the field "${upload.field}"`));
         return;
       }
-      let filename: string;
-      try {
-        filename = storedFileName(upload.field, baseName(info.filename ?? ''));
-      } catch (err) {
-        stream.resume();
-        fail(err as Error);
-        return;
-      }
-      const format = formatByName(upload.formats, filename);
-      if (!format) {
-        stream.resume();
-        const what = extensionOf(filename)
-          ? `a ${extensionOf(filename)} file is`
-          : 'a file without extension is';
-        fail(unsupported(upload, `${what} not accepted; send one of ${accepted}`));
-        return;
-      }
-      const notOfFormat = () =>
-        unsupported(
-          upload,
-          `${JSON.stringify(filename)} is not a ${format.extensions[0]} file, whatever its name says`,
-        );
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let checked = false;
-      stream.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        received += chunk.length;
-        // Every signature fits in the first 16 bytes: a file of another format is refused there.
-        if (!checked && received >= SIGNATURE_BYTES) {
-          checked = true;
-          if (!format.matches(Buffer.concat(chunks))) {
-            stream.resume();
-            fail(notOfFormat());
-          }
-        }
-      });
-      // A form that ends inside the file destroys its stream with an error: unheard, it would end the process.
-      stream.on('error', () =>
-        fail(InvalidInput.field('body', 'ended before the multipart body was complete')),
-      );
-      stream.on('limit', () => {
-        stream.resume();
-        fail(tooLarge(upload));
-      });
-      stream.on('end', () => {
-        if (finished) return;
-        const bytes = Buffer.concat(chunks, received);
-        if (bytes.length === 0) fail(InvalidInput.field(upload.field, 'is empty'));
-        else if (!format.contentMatches(bytes)) fail(notOfFormat());
-        else file = { filename, content_type: format.contentType, bytes };
+      readFilePart(upload, stream, info, {
+        file: (read) => {
+          if (!finished) file = read;
+        },
+        refused: fail,
       });
       // The fields sent before the file (its company, say) may refuse it: it waits unread meanwhile.
       if (gate && Object.keys(fields).length > 0) {

@@ -32,6 +32,7 @@ const schema = z.object({
   MCP_ALLOW_LOOPBACK_CLIENT_METADATA: booleanFlag.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
   MCP_REGISTRATIONS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  FOUNDER_PAGE_PER_MINUTE: z.coerce.number().int().min(1).max(10000).default(30),
   OAUTH_APPLICATIONS_PER_USER: z.coerce.number().int().min(1).default(20),
   ALLOW_DEMO_CREDENTIALS: booleanFlag.default(false),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30000),
@@ -100,6 +101,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Dynamic client registrations (POST /register) one address may make per minute. */
   mcpRegistrationsPerMinute: number;
+  /** Requests to the founder page per minute, per link and per address. */
+  founderPagePerMinute: number;
   /** Unrevoked OAuth applications one user may hold. */
   oauthApplicationsPerUser: number;
   allowDemoCredentials: boolean;
@@ -250,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpAllowLoopbackClientMetadata: c.MCP_ALLOW_LOOPBACK_CLIENT_METADATA,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     mcpRegistrationsPerMinute: c.MCP_REGISTRATIONS_PER_MINUTE,
+    founderPagePerMinute: c.FOUNDER_PAGE_PER_MINUTE,
     oauthApplicationsPerUser: c.OAUTH_APPLICATIONS_PER_USER,
     allowDemoCredentials: c.ALLOW_DEMO_CREDENTIALS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,

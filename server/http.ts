@@ -102,6 +102,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       {
         perMinute: config.rateLimitPerMinute,
         registrationsPerMinute: config.mcpRegistrationsPerMinute,
+        founderPagePerMinute: config.founderPagePerMinute,
         redisUrl: config.redisUrl,
       },
       logger,

@@ -87,6 +87,16 @@ describe('configuration', () => {
       );
   });
 
+  it('lets 30 requests a minute reach the founder page per link and address unless FOUNDER_PAGE_PER_MINUTE says otherwise', () => {
+    expect(loadConfig({}).founderPagePerMinute).to.equal(30);
+    expect(loadConfig({ FOUNDER_PAGE_PER_MINUTE: '5' }).founderPagePerMinute).to.equal(5);
+    for (const bad of ['0', '-1', '2.5', 'many'])
+      expect(() => loadConfig({ FOUNDER_PAGE_PER_MINUTE: bad }), bad).to.throw(
+        ConfigError,
+        /FOUNDER_PAGE_PER_MINUTE/,
+      );
+  });
+
   it('caps a parse at 512 MB unless DOCUMENT_PARSE_MEMORY_MB says otherwise, and refuses less than 128', () => {
     expect(loadConfig({}).documentParseMemoryMb).to.equal(512);
     expect(loadConfig({ DOCUMENT_PARSE_MEMORY_MB: '1024' }).documentParseMemoryMb).to.equal(1024);
