@@ -6,6 +6,7 @@ import { mcpOAuthRouter } from '../auth/mcp-oauth/router.ts';
 import { authenticate, bearerChallenge, PrincipalCache, type Resource } from '../auth/principal.ts';
 import { type Limits, RateLimited } from '../auth/rate-limit.ts';
 import { revocationEndpoint, tokenEndpoint } from '../auth/token-endpoint.ts';
+import { founderPageRouter } from '../auth/web/founder/routes.ts';
 import { webRouter } from '../auth/web/routes.ts';
 import { Sessions } from '../auth/web/sessions.ts';
 import type { Clock } from '../core/clock.ts';
@@ -221,6 +222,15 @@ function signIn(app: express.Express, deps: AppDeps): void {
   app.post('/o/revoke_token/', form, revocationEndpoint(repos, clock, deps.limits.failures));
   const publicUrl = () => config.publicUrl;
   const sessions = new Sessions(repos, clock, publicUrl);
+  app.use(
+    founderPageRouter({
+      repos,
+      clock,
+      limiter: deps.limits.founderPage,
+      publicUrl,
+      documentStorageQuotaBytes: () => config.documentStorageQuotaBytes,
+    }),
+  );
   app.use(
     mcpOAuthRouter({
       repos,

@@ -123,7 +123,7 @@ function checkFile(a: DocumentAnswer, errors: FieldError[]): CheckedFile | undef
 }
 
 /** Every answer checked against the report's items; one error naming every bad field, nothing written. */
-async function checkAnswers(ctx: SaveContext, session: FounderSession, answers: ReportAnswers) {
+export async function checkAnswers(ctx: SaveContext, session: FounderSession, answers: ReportAnswers) {
   const reportId = session.link.report_id;
   const metrics = await ctx.repos.informationWrites.reportMetrics(reportId);
   const documents = await ctx.repos.informationWrites.reportDocuments(reportId);
