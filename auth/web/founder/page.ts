@@ -124,7 +124,7 @@ function currencySelect(field: FounderMetricField, state: FormState): SafeHtml |
   const chosen = state.typed?.[name] ?? field.currency;
   const error = state.problems?.byInput.get(id);
   return html`<div class="small">
-      <label for="${id}">Currency</label>
+      <label for="${id}">Currency for ${field.label}</label>
       <select id="${id}" name="${name}"${error ? html` aria-invalid="true"` : ''}${describedBy(id, false, error)}>
         ${CURRENCY_CODES.map((c) => html`<option value="${c}"${c === chosen ? html` selected` : ''}>${c}</option>`)}
       </select>
