@@ -201,6 +201,31 @@ for (const dialect of dialects) {
       ).to.deep.equal({ n: dialect.name === 'postgres' ? '0' : 0 });
     });
 
+    it('refuses a file of a format not accepted (422) beside its upload, keeping the figures typed', async () => {
+      const token = await tokenFor('gamma');
+      const report = reports.get(fx.companies.gamma.id)!;
+      const items = await itemsOf(report);
+      const page = await visit(base, token);
+      const form = formOf(
+        {
+          csrf_token: page.csrf,
+          report_id: report,
+          [`metric.${items.revenue}.value`]: '700000',
+          action: 'submit',
+        },
+        { [`document.${items.deck}`]: [Buffer.from('MZ not a document'), 'deck.exe'] },
+      );
+      const answer = await post(base, token, form, page.cookie);
+      expect(answer.status).to.equal(422);
+      expect(answer.text).to.include('value="700000"');
+      expect(answer.text).to.match(
+        new RegExp(
+          `<p class="error" id="document-${items.deck}-error">Error: a \\.?exe file is not accepted`,
+        ),
+      );
+      expect(await statusOf(report)).to.equal('not-started');
+    });
+
     it('saves a draft (in-progress), then submits it (completed), and a second submission adds nothing', async () => {
       const token = await tokenFor('acme');
       const report = reports.get(fx.companies.acme.id)!;

@@ -44,6 +44,12 @@ function csrfFor(key: string, linkHash: string): string {
   return createHmac('sha256', key).update(`founder-form:${linkHash}`).digest('base64url');
 }
 
+/** Whether the browser holds a CSRF cookie at all: a post without one is refused before its body is read. */
+export function hasFounderCsrfCookie(req: IncomingMessage, secure: boolean): boolean {
+  const key = parseCookies(req.headers.cookie).get(cookieName(secure));
+  return !!key && COOKIE_SHAPE.test(key);
+}
+
 /** Whether a post's token is the one its browser's cookie makes for this link. */
 export function founderCsrfMatches(
   req: IncomingMessage,

@@ -26,6 +26,7 @@ import {
   type FounderForm,
   founderCsrf,
   founderCsrfMatches,
+  hasFounderCsrfCookie,
   readFounderForm,
   UnreadableForm,
 } from './form.ts';
@@ -90,6 +91,15 @@ const REFUSED: Record<LinkRefusal, { status: number; title: string; line: string
   },
   expired: { status: 410, title: 'This link has expired', line: 'Ask the firm that sent it for a new one.' },
 };
+
+/** A post whose CSRF token is missing or not this browser's for this link. */
+function expiredForm(res: Response): void {
+  send(
+    res,
+    403,
+    messagePage('The form has expired', ['Open the link from your e-mail again and resend it.']),
+  );
+}
 
 function refusedPage(res: Response, reason: LinkRefusal): void {
   const r = REFUSED[reason];
@@ -181,9 +191,14 @@ export function founderPageRouter(options: FounderPageOptions): Router {
 
   router.post(path, async (req, res) => {
     const token = String(req.params.token);
-    if (!(await limit(options, req, res, token))) return;
+    // A refused post is answered at once; what the client still sends is read and dropped.
+    if (!(await limit(options, req, res, token))) return void req.resume();
     const session = await open(options, res, token);
-    if (!session) return;
+    if (!session) return void req.resume();
+    if (!hasFounderCsrfCookie(req, secure())) {
+      req.resume();
+      return expiredForm(res);
+    }
     const view = await founderReportView(options, session);
     let form: FounderForm;
     try {
