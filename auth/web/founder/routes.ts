@@ -5,6 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { type Request, type Response, Router } from 'express';
 import type { Clock } from '../../../core/clock.ts';
 import { Conflict, InvalidInput, ToolError } from '../../../core/errors.ts';
+import { tokenHash } from '../../../core/secrets.ts';
 import type { Repos } from '../../../db/repos/index.ts';
 import {
   FOUNDER_PAGE_PATH,
@@ -114,7 +115,8 @@ async function limit(
 ): Promise<boolean> {
   try {
     await options.limiter.consume(`ip:${req.ip}`);
-    await options.limiter.consume(`link:${token.slice(0, 64)}`);
+    // Counted by the token's hash: the token itself is never kept, in Redis or elsewhere.
+    await options.limiter.consume(`link:${tokenHash(token.slice(0, 128))}`);
     return true;
   } catch (err) {
     if (!(err instanceof RateLimited)) throw err;
