@@ -255,6 +255,9 @@ function signIn(app: express.Express, deps: AppDeps): void {
       publicUrl,
       applicationsPerUser: () => config.oauthApplicationsPerUser,
       webhookAllowPrivateUrls: () => config.webhookAllowPrivateUrls,
+      logger,
+      documentStorageQuotaBytes: () => config.documentStorageQuotaBytes,
+      founderLinkDaysAfterDue: () => config.founderLinkDaysAfterDue,
     }),
   );
 }

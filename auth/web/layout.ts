@@ -68,6 +68,21 @@ code{background:#eef0f3;padding:.1rem .35rem;border-radius:4px;overflow-wrap:any
 .inline-form label{margin-top:.5rem}
 .empty{color:#4b5161;margin-top:1rem}
 .signout{margin-top:1.25rem;font-size:.9rem;color:#4b5161;text-align:center}
+textarea,select{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8a909c;border-radius:8px;background:#fff;color:#16191f}
+input[type=date]{font:inherit;padding:.5rem .75rem;border:1px solid #8a909c;border-radius:8px;background:#fff;color:#16191f}
+[aria-invalid=true]{border-color:#a11b1b;border-width:2px}
+.field-error{color:#8a1414;font-size:.9rem;font-weight:600;margin:.25rem 0 0}
+fieldset{border:1px solid #d9dce1;border-radius:8px;margin:1.25rem 0 0;padding:.5rem 1rem 1rem}
+legend{font-weight:700;padding:0 .35rem}
+.check{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.4rem 0}
+.check input{width:1.1rem;height:1.1rem}
+.row{display:flex;flex-wrap:wrap;gap:0 .75rem;align-items:flex-start;border-bottom:1px solid #e3e5e9;padding-bottom:.5rem}
+.row>div{flex:1 1 10rem;min-width:0}
+table{width:100%;border-collapse:collapse;margin-top:1rem;font-size:.95rem}
+th,td{text-align:left;padding:.5rem .4rem;border-bottom:1px solid #e3e5e9;vertical-align:top}
+th{color:#4b5161;font-weight:600}
+.table-wrap{overflow-x:auto}
+pre.mail{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f9fb;border:1px solid #d9dce1;border-radius:8px;padding:1rem;font-size:.9rem}
 @media (max-width:30rem){
   main{padding:1rem .75rem 2rem}
   main.narrow{padding-top:1.25rem}
@@ -80,9 +95,11 @@ code{background:#eef0f3;padding:.1rem .35rem;border-radius:4px;overflow-wrap:any
 `;
 
 export interface NavState {
-  current: 'connections' | 'developer';
+  current: 'requests' | 'contacts' | 'outbox' | 'connections' | 'developer';
   csrfToken: string;
   email: string;
+  /** Shows the outbox, which only admins with access to every company read. */
+  outbox?: boolean;
 }
 
 export interface PageOptions {
@@ -98,6 +115,9 @@ function navigation(nav: NavState): SafeHtml {
     html`<li><a href="${href}"${nav.current === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<nav aria-label="Account">
       <ul>
+        ${link('requests', '/account/information-requests', 'Information requests')}
+        ${link('contacts', '/account/contacts', 'Contacts')}
+        ${nav.outbox ? link('outbox', '/account/outbox', 'Outbox') : ''}
         ${link('connections', '/account/connections', 'Connections')}
         ${link('developer', '/account/developer', 'Developer settings')}
         <li class="who">${nav.email}</li>

@@ -2,13 +2,13 @@ import type { OAuthScope } from '../../core/principal.ts';
 import { html, type SafeHtml } from './html.ts';
 import { type NavState, PRODUCT_NAME, page } from './layout.ts';
 
-function hidden(fields: Record<string, string | undefined>): SafeHtml[] {
+export function hidden(fields: Record<string, string | undefined>): SafeHtml[] {
   return Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
 }
 
-function alert(kind: 'error' | 'ok' | 'warn', message: string | undefined): SafeHtml | '' {
+export function alert(kind: 'error' | 'ok' | 'warn', message: string | undefined): SafeHtml | '' {
   if (!message) return '';
   return kind === 'error'
     ? html`<div class="alert error" role="alert">${message}</div>`

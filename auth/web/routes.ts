@@ -15,6 +15,9 @@ import {
   revokePersonalToken,
 } from '../accounts.ts';
 import { type FailureLimits, RateLimited } from '../rate-limit.ts';
+import type { InformationWebOptions } from './information/context.ts';
+import { addInformationRoutes } from './information/routes.ts';
+import type { NavState } from './layout.ts';
 import {
   type ApplicationView,
   type ConnectionView,
@@ -29,7 +32,7 @@ import {
 import { sendHtml } from './respond.ts';
 import { csrfMatches, type Sessions, type WebSession } from './sessions.ts';
 
-export interface WebOptions {
+export interface WebOptions extends InformationWebOptions {
   repos: Repos;
   clock: Clock;
   sessions: Sessions;
@@ -49,7 +52,7 @@ function safeNext(next: unknown): string {
   return typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : HOME;
 }
 
-function field(body: unknown, name: string): string {
+export function field(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
 }
@@ -63,12 +66,13 @@ const notices: Record<string, string> = {
 // Verifying against this when the email is unknown makes both failures cost the same time.
 let decoyHash: Promise<string> | undefined;
 
-type Handler = (req: Request, res: Response, session: WebSession) => Promise<void>;
-type Form = ReturnType<typeof express.urlencoded>;
+export type Handler = (req: Request, res: Response, session: WebSession) => Promise<void>;
+export type Form = ReturnType<typeof express.urlencoded>;
 
-const OUT_OF_DATE = 'The form was not accepted because it is out of date. Reload the page and try again.';
+export const OUT_OF_DATE =
+  'The form was not accepted because it is out of date. Reload the page and try again.';
 
-function expiredPage(message: string): string {
+export function expiredPage(message: string): string {
   return messagePage({
     title: 'This page expired',
     message,
@@ -76,12 +80,17 @@ function expiredPage(message: string): string {
   });
 }
 
-function nav(session: WebSession, current: 'connections' | 'developer') {
-  return { current, csrfToken: session.csrfToken, email: session.user.email };
+export function nav(session: WebSession, current: NavState['current']): NavState {
+  return { current, csrfToken: session.csrfToken, email: session.user.email, outbox: readsOutbox(session) };
+}
+
+/** The outbox carries founder links of every company: admins with access to all of them read it. */
+export function readsOutbox(session: WebSession): boolean {
+  return session.user.role === 'admin' && session.user.all_companies;
 }
 
 /** Pages that need a signed-in user; every POST must carry the session's CSRF token. */
-function signedIn(sessions: Sessions, handler: Handler) {
+export function signedIn(sessions: Sessions, handler: Handler) {
   return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
     const session = await sessions.current(req);
     if (!session) {
@@ -416,10 +425,11 @@ export function webRouter(options: WebOptions): Router {
   addSignInRoutes(router, options, form);
   addConnectionRoutes(router, options, form);
   addDeveloperRoutes(router, options, form);
+  addInformationRoutes(router, options, form);
   return router;
 }
 
-function notFoundPage(what: string, back: string): string {
+export function notFoundPage(what: string, back: string): string {
   return messagePage({
     title: `No such ${what}`,
     message: `This ${what} does not exist, was already revoked, or is not yours.`,
