@@ -7,11 +7,13 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { commands, main } from '../cli/main.ts';
+import { systemClock } from '../core/clock.ts';
 import { tokenHash, verifySecret } from '../core/secrets.ts';
 import { newId } from '../db/ids.ts';
 import { openDb } from '../db/knex.ts';
 import { createRepos } from '../db/repos/index.ts';
 import { DEMO } from '../db/seeds/demo.ts';
+import { verifyFounderLink } from '../services/founder-links.ts';
 
 const BIN = fileURLToPath(new URL('../cli/portfolio.mjs', import.meta.url));
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -730,6 +732,21 @@ describe('portfolio command line', function () {
       expect(running.banner).to.include(`${DEMO.email} / ${DEMO.password}`);
       expect(running.banner).to.include(`${DEMO.clientId} / ${DEMO.clientSecret}`);
       expect(running.banner).to.include(`curl -s -u ${DEMO.clientId}:${DEMO.clientSecret}`);
+      // A founder link of the demo's open request, at the address the server is on; the founder page
+      // itself is tested on its own, so here the link is checked as the page checks it.
+      const founderLink = /Founder link {2}(\S+)/.exec(running.banner)?.[1];
+      expect(founderLink, running.banner).to.match(/^http:\/\/127\.0\.0\.1:\d+\/respond\/frl_[\w-]{43}$/);
+      expect(founderLink!.startsWith(`${running.url}/respond/`)).to.equal(true);
+      const session = await withDb(demoUrl, (db) =>
+        verifyFounderLink(
+          { repos: createRepos(db), clock: systemClock },
+          founderLink!.split('/respond/')[1]!,
+          {
+            touch: false,
+          },
+        ),
+      );
+      expect(session.firm.slug).to.equal(DEMO.firmSlug);
 
       const health = await fetch(`${running.url}/healthz`);
       expect(health.status).to.equal(200);

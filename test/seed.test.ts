@@ -4,11 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
+import { addDemoCollection, demoFounderLink } from '../cli/demo-collection.ts';
 import { verifySecret } from '../core/secrets.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
+import { createRepos } from '../db/repos/index.ts';
 import { DEMO, isDatabaseEmpty, seedDemo } from '../db/seeds/demo.ts';
 import { SEED_TABLES } from '../db/seeds/rows.ts';
 import { parseCents } from '../db/seeds/values.ts';
+import { verifyFounderLink } from '../services/founder-links.ts';
+import { TestClock } from './helpers/server.ts';
 
 interface TestDatabase {
   db: Knex;
@@ -581,3 +585,52 @@ describe('demo seed determinism and atomicity @db', function () {
     }
   });
 });
+
+for (const target of targets) {
+  describe(`the demo's quarterly collection (${target.name}) @db`, function () {
+    this.timeout(120_000);
+
+    it('gives every active company a founder contact and sends one request for the current quarter, whose held mail carries a working founder link', async () => {
+      const t = await target.open();
+      try {
+        await seedDemo(t.db);
+        const repos = createRepos(t.db);
+        const clock = new TestClock(new Date('2026-11-29T09:00:00.000Z'));
+        const base = 'http://127.0.0.1:8123';
+        const { requestId, companies } = await addDemoCollection({ repos, clock, publicUrl: base });
+        const firm = (await repos.firms.getBySlug(DEMO.firmSlug))!;
+        const active = await t
+          .db('companies')
+          .where({ firm_id: firm.id, status: 'active' })
+          .count({ n: '*' });
+        expect(companies).to.equal(Number(active[0]!.n)).and.be.greaterThan(0);
+        const contacts = await t.db('company_contacts').where({ firm_id: firm.id }).count({ n: '*' });
+        expect(Number(contacts[0]!.n)).to.equal(companies);
+        const request = await t.db('information_requests').where({ id: requestId }).first();
+        expect(request).to.include({
+          name: 'Q4 2026 update',
+          period: '2026-Q4',
+          period_start_date: '2026-10-01',
+          period_end_date: '2026-12-31',
+          due_date: '2027-01-30',
+          status: 'sent',
+        });
+        const reports = await t.db('information_reports').where({ information_request_id: requestId });
+        expect(reports).to.have.length(companies);
+        const mail = await repos.mail.list({ firmId: firm.id, limit: 1000 });
+        expect(mail.filter((m) => m.kind === 'request' && m.request_id === requestId)).to.have.length(
+          companies,
+        );
+        expect(mail.every((m) => m.link?.startsWith(`${base}/respond/frl_`))).to.equal(true);
+
+        // The banner's link: the token of a held request mail, at whatever address the server is on.
+        const link = await demoFounderLink({ repos, clock }, 'http://127.0.0.1:9999');
+        expect(link).to.match(/^http:\/\/127\.0\.0\.1:9999\/respond\/frl_[\w-]{43}$/);
+        const session = await verifyFounderLink({ repos, clock }, link!.split('/respond/')[1]!);
+        expect(reports.map((r: { id: string }) => r.id)).to.include(session.link.report_id);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}

@@ -1,6 +1,7 @@
 import { migrateLatest, migrationStatus } from '../../db/knex.ts';
 import { isDatabaseEmpty, seedDemo } from '../../db/seeds/demo.ts';
 import { defineCommand, output, table } from '../command.ts';
+import { addDemoCollection } from '../demo-collection.ts';
 import { CliError, UsageError } from '../errors.ts';
 
 export const migrate = defineCommand({
@@ -51,6 +52,12 @@ export const seed = defineCommand({
       throw new CliError('the database already has data; seed --demo runs only on an empty database');
     }
     const counts = await seedDemo(ctx.db);
+    await addDemoCollection({
+      repos: ctx.repos,
+      clock: ctx.clock,
+      publicUrl: ctx.config.publicUrl,
+      founderLinkDaysAfterDue: ctx.config.founderLinkDaysAfterDue,
+    });
     output(ctx, counts, () => [
       'seeded the demo data:',
       ...table(

@@ -3,6 +3,7 @@ import { type DemoMark, remainingDemoData } from '../../db/demo.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import { DEMO, isDatabaseEmpty, seedDemo } from '../../db/seeds/demo.ts';
 import { defineCommand } from '../command.ts';
+import { addDemoCollection, demoFounderLink } from '../demo-collection.ts';
 import { CliError } from '../errors.ts';
 
 const loopback = new BlockList();
@@ -103,6 +104,15 @@ export const serve = defineCommand({
     const running = await startServer(config, { db });
     // PUBLIC_URL when the operator set one; otherwise the address actually bound (PORT=0 picks one).
     const base = io.env.PUBLIC_URL ? config.publicUrl : running.url;
+    const deps = { repos, clock: ctx.clock };
+    // Made once the address is known, so that the mailed links point at it.
+    if (seeded)
+      await addDemoCollection({
+        ...deps,
+        publicUrl: base,
+        founderLinkDaysAfterDue: config.founderLinkDaysAfterDue,
+      });
+    const founderLink = demo.login ? await demoFounderLink(deps, base) : undefined;
     const urls = {
       url: base,
       rest_url: `${base}/v1/`,
@@ -129,6 +139,7 @@ export const serve = defineCommand({
                   client_id: demo.client ? DEMO.clientId : null,
                   client_secret: demo.client ? DEMO.clientSecret : null,
                   curl: demo.client ? tryIt : null,
+                  founder_link: founderLink ?? null,
                 }
               : null,
         })}\n`,
@@ -148,6 +159,11 @@ export const serve = defineCommand({
       if (demo.login || demo.client) {
         lines.push('', `Demo data (firm "${DEMO.firmSlug}"; for local use only):`);
         if (demo.login) lines.push(`  Login         ${DEMO.email} / ${DEMO.password}`);
+        if (founderLink)
+          lines.push(
+            `  Founder link  ${founderLink}`,
+            '    (a founder answering the open request; its mail is in the outbox)',
+          );
         if (demo.client) {
           lines.push(
             `  OAuth client  ${DEMO.clientId} / ${DEMO.clientSecret}`,
