@@ -4,8 +4,8 @@ import type { RunningServer } from '../server/http.ts';
 import { verifyFounderLink } from '../services/founder-links.ts';
 import { hasChromium, launchChromium } from './helpers/browser.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
-import { buildFixture, type Fixture } from './helpers/fixture.ts';
-import { csrfOf, WebClient } from './helpers/oauth.ts';
+import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';
+import { csrfOf, hiddenValue, WebClient } from './helpers/oauth.ts';
 import { api, startTestServer } from './helpers/server.ts';
 
 const REQUESTS = '/account/information-requests';
@@ -203,6 +203,116 @@ for (const dialect of dialects) {
       expect(contact.status).to.equal(403);
       const now = (await api(server.url, '/v1/information-requests/', { token: fx.admin.rest })).body.count;
       expect(now).to.equal(before);
+    });
+    it('copies an earlier request into the form, then changes the draft, refusing an emptied name beside it', async () => {
+      const earlier = await api(server.url, '/v1/information-requests/', {
+        token: fx.admin.rest,
+        method: 'POST',
+        body: {
+          name: 'Q2 2026 update',
+          period: '2026-Q2',
+          period_start_date: '2026-04-01',
+          period_end_date: '2026-06-30',
+          due_date: '2026-07-31',
+          reminder_days: [-3, 0],
+          company_ids: [fx.companies.acme.id, fx.companies.gamma.id],
+          metrics: [{ category: 'cash_in_bank', optional: true }],
+          documents: [{ name: 'Management accounts', description: 'P&L and balance sheet' }],
+        },
+      });
+      expect(earlier.status).to.equal(201);
+      const web = new WebClient(server.url);
+      await web.signIn('editor@alpha.test');
+      const form = await web.get(`${REQUESTS}/new?copy_from=${earlier.body.id}`);
+      expect(form.status).to.equal(200);
+      expect(hiddenValue(form.text, 'copy_from')).to.equal(earlier.body.id);
+      expect(form.text).to.include(
+        'name="metrics[0].category" type="text" list="metric-names" value="cash_in_bank"',
+      );
+      expect(form.text)
+        .to.include('value="Management accounts"')
+        .and.include('value="P&amp;L and balance sheet"');
+      expect(form.text).to.include(`value="${fx.companies.gamma.id}" checked`);
+      expect(form.text).to.include('value="-3, 0"');
+      const fields = {
+        csrf_token: csrfOf(form.text),
+        copy_from: earlier.body.id,
+        name: 'Q3 2026 copy',
+        period: '2026-Q3',
+        period_start_date: '2026-07-01',
+        period_end_date: '2026-09-30',
+        due_date: '2026-10-31',
+        reminder_days: '-3, 0',
+        company_ids: fx.companies.gamma.id,
+        'metrics[0].category': 'cash_in_bank',
+        'metrics[0].time_period': '',
+        'metrics[0].optional': 'on',
+        'metrics[1].category': '',
+        'documents[0].name': 'Management accounts',
+        'documents[0].description': 'P&L and balance sheet',
+      };
+      const created = await web.post(REQUESTS, fields);
+      expect(created.status, created.text).to.equal(303);
+      const id = /information-requests\/(\w+)\?notice=created/.exec(created.location!)![1]!;
+      const stored = (await api(server.url, `/v1/information-requests/${id}/`, { token: fx.admin.rest }))
+        .body;
+      expect(stored).to.include({ name: 'Q3 2026 copy', copied_from: earlier.body.id, status: 'draft' });
+      expect(stored.company_ids).to.deep.equal([fx.companies.gamma.id]);
+      expect(stored.reminder_days).to.deep.equal([-3, 0]);
+      expect(
+        stored.requested_metrics.map((m: { name: string; optional: boolean }) => [m.name, m.optional]),
+      ).to.deep.equal([['cash_in_bank', true]]);
+
+      const edit = await web.get(`${REQUESTS}/${id}/edit`);
+      expect(edit.text).to.include('value="Q3 2026 copy"');
+      const changed = await web.post(`${REQUESTS}/${id}/edit`, {
+        ...fields,
+        name: 'Q3 2026 update',
+        due_date: '2026-11-15',
+      });
+      expect(changed.status).to.equal(303);
+      const after = (await api(server.url, `/v1/information-requests/${id}/`, { token: fx.admin.rest })).body;
+      expect(after).to.include({ name: 'Q3 2026 update', due_date: '2026-11-15' });
+      const emptied = await web.post(`${REQUESTS}/${id}/edit`, {
+        ...fields,
+        name: ' ',
+        period: 'kept period',
+      });
+      expect(emptied.status).to.equal(400);
+      expect(emptied.text).to.include('aria-invalid="true" aria-describedby="error-name"');
+      expect(emptied.text).to.include('<p class="field-error" id="error-name">is required</p>');
+      expect(emptied.text).to.include('value="kept period"');
+      const unchanged = (await api(server.url, `/v1/information-requests/${id}/`, { token: fx.admin.rest }))
+        .body;
+      expect(unchanged.name).to.equal('Q3 2026 update');
+    });
+
+    it('shows a user limited to some companies only those, and refuses a contact for another', async () => {
+      await makeUser(fx.repos, fx.firmA.id, 'acme-editor@alpha.test', 'editor', { all_companies: false }, [
+        fx.companies.acme.id,
+      ]);
+      const web = new WebClient(server.url);
+      await web.signIn('acme-editor@alpha.test');
+      const contacts = await web.get('/account/contacts');
+      expect(contacts.text).to.include('Acme Analytics').and.not.include('Beta Bio');
+      const form = await web.get(`${REQUESTS}/new`);
+      expect(form.text).to.include('Acme Analytics').and.not.include('Gamma Grid');
+      expect(form.text).to.not.include('Outbox');
+      const other = await web.get(`/account/contacts?company_id=${fx.companies.beta.id}`);
+      expect(other.status).to.equal(404);
+      const add = await web.post(`/account/contacts/${fx.companies.beta.id}/add`, {
+        csrf_token: csrfOf(form.text),
+        name: 'Eve',
+        email: 'eve@beta.test',
+      });
+      expect(add.status).to.equal(404);
+      const bad = await web.post(`/account/contacts/${fx.companies.acme.id}/add`, {
+        csrf_token: csrfOf(form.text),
+        name: 'Eve',
+        email: 'not an address',
+      });
+      expect(bad.status).to.equal(400);
+      expect(bad.text).to.include('aria-describedby="error-email"').and.include('value="not an address"');
     });
   });
 }

@@ -118,17 +118,22 @@ function reminderDays(text: string): number[] | { problem: string } {
   return parts.map(Number);
 }
 
+const REQUIRED = ['name', 'period', 'period_start_date', 'period_end_date', 'due_date'] as const;
+
 /** The tool's input from the form, or the fields refused before any tool sees it. */
 export async function requestInput(
   values: RequestFormValues,
   allCompanyIds: () => Promise<string[]>,
 ): Promise<{ input: Record<string, unknown> } | { errors: Map<string, string> }> {
+  const errors = new Map<string, string>();
+  for (const name of REQUIRED) if (values[name].trim() === '') errors.set(name, 'is required');
   const days = reminderDays(values.reminder_days);
-  if ('problem' in days) return { errors: new Map([['reminder_days', days.problem]]) };
+  if ('problem' in days) errors.set('reminder_days', days.problem);
+  if (errors.size > 0 || 'problem' in days) return { errors };
   return {
     input: {
-      name: values.name,
-      period: values.period,
+      name: values.name.trim(),
+      period: values.period.trim(),
       period_start_date: values.period_start_date,
       period_end_date: values.period_end_date,
       due_date: values.due_date,
