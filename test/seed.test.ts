@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { addDemoCollection, demoFounderLink } from '../cli/demo-collection.ts';
 import { verifySecret } from '../core/secrets.ts';
+import { removeDemoData } from '../db/demo.ts';
 import { migrateLatest, openDb } from '../db/knex.ts';
 import { createRepos } from '../db/repos/index.ts';
 import { DEMO, isDatabaseEmpty, seedDemo } from '../db/seeds/demo.ts';
@@ -628,6 +629,18 @@ for (const target of targets) {
         expect(link).to.match(/^http:\/\/127\.0\.0\.1:9999\/respond\/frl_[\w-]{43}$/);
         const session = await verifyFounderLink({ repos, clock }, link!.split('/respond/')[1]!);
         expect(reports.map((r: { id: string }) => r.id)).to.include(session.link.report_id);
+
+        // `portfolio demo remove` takes all of it away with the firm.
+        await removeDemoData(t.db);
+        for (const table of [
+          'company_contacts',
+          'information_requests',
+          'outbound_mail',
+          'information_report_links',
+        ]) {
+          const left = await t.db(table).where({ firm_id: firm.id }).count({ n: '*' });
+          expect(Number(left[0]!.n), table).to.equal(0);
+        }
       } finally {
         await t.close();
       }
