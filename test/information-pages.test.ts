@@ -149,7 +149,7 @@ for (const dialect of dialects) {
           period_start_date: '2026-07-01',
           period_end_date: '2026-09-30',
           due_date: '2026-12-31',
-          company_ids: [fx.companies.acme.id],
+          company_ids: [fx.companies.gamma.id],
           documents: [{ name: 'Board deck' }],
         },
       });
@@ -167,6 +167,18 @@ for (const dialect of dialects) {
       const csrf = csrfOf(detail.text);
       const send = await viewer.post(`${REQUESTS}/${created.body.id}/send`, { csrf_token: csrf });
       expect(send.status).to.equal(403);
+      // Sent by an admin: Gamma has no contact, which the page says.
+      const admin = new WebClient(server.url);
+      await admin.signIn('admin@alpha.test');
+      const adminPage = await admin.get(`${REQUESTS}/${created.body.id}`);
+      const sent = await admin.post(`${REQUESTS}/${created.body.id}/send`, {
+        csrf_token: csrfOf(adminPage.text),
+      });
+      expect(sent.status).to.equal(303);
+      expect(sent.location).to.include('without=1');
+      expect((await admin.get(sent.location!)).text).to.include(
+        '1 company has no contact, so no mail went to them',
+      );
       const create = await viewer.post(REQUESTS, { csrf_token: csrf, name: 'x' });
       expect(create.status).to.equal(403);
       const add = await viewer.post(`/account/contacts/${fx.companies.acme.id}/add`, {
@@ -179,7 +191,7 @@ for (const dialect of dialects) {
       const after = await api(server.url, `/v1/information-requests/${created.body.id}/`, {
         token: fx.admin.rest,
       });
-      expect(after.body.status).to.equal('draft');
+      expect(after.body.status).to.equal('sent');
     });
 
     it('refuses a POST without the CSRF token, changing nothing', async () => {

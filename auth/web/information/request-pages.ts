@@ -134,6 +134,7 @@ export interface RequestView {
   remindedAt: Map<string, string | null>;
   mayEdit: boolean;
   notice?: string;
+  warning?: string;
   error?: string;
 }
 
@@ -189,6 +190,7 @@ export function requestPage(view: RequestView): string {
   <p><a href="${REQUESTS_PATH}">All requests</a></p>
   <h1>${r.name}</h1>
   ${alert('ok', view.notice)}
+  ${alert('warn', view.warning)}
   ${alert('error', view.error)}
   <dl class="facts">
     <dt>Status</dt><dd>${r.status}</dd>

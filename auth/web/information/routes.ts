@@ -39,6 +39,13 @@ const notices: Record<string, string> = {
   deleted: 'The draft is deleted.',
 };
 
+/** After a send or reminder: the companies no mail reached, for want of a contact. */
+function withoutContacts(count: unknown): string | undefined {
+  if (typeof count !== 'string' || !/^[1-9]\d{0,5}$/.test(count)) return undefined;
+  const companies = count === '1' ? '1 company has' : `${count} companies have`;
+  return `${companies} no contact, so no mail went to them: add one under Contacts, then remind.`;
+}
+
 export const mayEdit = (session: WebSession) => session.user.role !== 'viewer';
 
 /** A refusal that is not about a form field: its own page, with the status it has over REST. */
@@ -160,7 +167,7 @@ async function showRequest(
   res: Response,
   session: WebSession,
   id: string,
-  extra: { notice?: string; error?: string; status?: number } = {},
+  extra: { notice?: string; warning?: string; error?: string; status?: number } = {},
 ) {
   const ctx = await webToolContext(options, session);
   const request = await run(getInformationRequest, ctx, { information_request_id: id });
@@ -178,7 +185,11 @@ async function showRequest(
     remindedAt,
     mayEdit: mayEdit(session),
   };
-  sendHtml(res, extra.status ?? 200, requestPage({ ...view, notice: extra.notice, error: extra.error }));
+  sendHtml(
+    res,
+    extra.status ?? 200,
+    requestPage({ ...view, notice: extra.notice, warning: extra.warning, error: extra.error }),
+  );
 }
 
 const ACTIONS = {
@@ -202,15 +213,19 @@ function addActionRoutes(router: Router, options: WebOptions, form: Form): void 
       signedIn(options.sessions, async (req, res, session) => {
         const id = String(req.params.id);
         const ctx = await webToolContext(options, session);
+        let result: unknown;
         try {
-          await runTool(ACTIONS[verb] as unknown as AnyTool, ctx, { information_request_id: id });
+          result = await runTool(ACTIONS[verb] as unknown as AnyTool, ctx, { information_request_id: id });
         } catch (err) {
           const problem = formProblem(err);
           if (problem.status === 403 || problem.status === 404) return refusalPage(res, err, REQUESTS_PATH);
           return showRequest(options, res, session, id, { error: problem.message, status: problem.status });
         }
         const to = verb === 'delete' ? REQUESTS_PATH : `${REQUESTS_PATH}/${id}`;
-        res.redirect(303, `${to}?notice=${DONE[verb]}`);
+        const without = (result as { companies_without_contacts?: unknown[] }).companies_without_contacts;
+        const query = new URLSearchParams({ notice: DONE[verb] });
+        if (without?.length) query.set('without', String(without.length));
+        res.redirect(303, `${to}?${query}`);
       }),
     );
   }
@@ -298,6 +313,7 @@ export function addInformationRoutes(router: Router, options: WebOptions, form: 
       try {
         await showRequest(options, res, session, String(req.params.id), {
           notice: notices[String(req.query.notice)],
+          warning: withoutContacts(req.query.without),
         });
       } catch (err) {
         refusalPage(res, err, REQUESTS_PATH);
