@@ -790,6 +790,21 @@ describe('portfolio command line', function () {
       expect(await rowCounts(demoUrl)).to.deep.equal(after);
     });
 
+    it('seeds an empty database on a loopback host with the demo and its open request, and prints a founder link at its address', async () => {
+      const freshUrl = `sqlite:${join(dir, 'fresh.db')}`;
+      const running = await serve(freshUrl, { DOCUMENT_PARSING: 'off', REMINDERS: 'off' });
+      expect(running.banner).to.include('The database was empty: loaded the demo data.');
+      const founderLink = /Founder link {2}(\S+)/.exec(running.banner)?.[1];
+      expect(founderLink, running.banner).to.match(new RegExp(`^${running.url}/respond/frl_[\\w-]{43}$`));
+      expect((await stop(running)).code).to.equal(0);
+      const mailed = await withDb(freshUrl, (db) =>
+        db('outbound_mail').where({ kind: 'request' }).pluck('link'),
+      );
+      expect(mailed.length).to.be.greaterThan(0);
+      // The mail itself points at the address the server was on.
+      expect(mailed.every((l: string) => l.startsWith(`${running.url}/respond/`))).to.equal(true);
+    });
+
     it('serves an empty database on a public host without loading the demo credentials', async () => {
       const emptyUrl = `sqlite:${join(dir, 'empty.db')}`;
       const running = await serve(emptyUrl, { HOST: '0.0.0.0' });
