@@ -1,10 +1,8 @@
 // The contacts page: who at each company gets the request mail and its private link.
 import type { Response, Router } from 'express';
-import { listCompanies } from '../../../tools/companies/list-companies.ts';
 import { createCompanyContact } from '../../../tools/contacts/create-company-contact.ts';
 import { deleteCompanyContact } from '../../../tools/contacts/delete-company-contact.ts';
 import { listCompanyContacts } from '../../../tools/contacts/list-company-contacts.ts';
-import type { ToolContext } from '../../../tools/context.ts';
 import { NotFound } from '../../../tools/errors.ts';
 import { html } from '../html.ts';
 import { type NavState, page } from '../layout.ts';
@@ -12,7 +10,7 @@ import { alert, hidden } from '../pages.ts';
 import { sendHtml } from '../respond.ts';
 import { type Form, field, nav, signedIn, type WebOptions } from '../routes.ts';
 import type { WebSession } from '../sessions.ts';
-import { formProblem, run, webToolContext } from './context.ts';
+import { formProblem, run, visibleCompanies, webToolContext } from './context.ts';
 import { type FormContext, textField } from './request-form.ts';
 import { mayEdit, refusalPage } from './routes.ts';
 
@@ -87,16 +85,6 @@ function contactsPage(view: ContactsView): string {
   });
 }
 
-async function companies(ctx: ToolContext) {
-  const out: { id: string; name: string }[] = [];
-  for (let page = 1; page <= 50; page++) {
-    const listed = await run(listCompanies, ctx, { page, per_page: 100 });
-    out.push(...listed.results.map((c) => ({ id: c.id, name: c.name })));
-    if (!listed.has_more) break;
-  }
-  return out;
-}
-
 async function showContacts(
   options: WebOptions,
   res: Response,
@@ -105,7 +93,7 @@ async function showContacts(
   extra: Partial<Pick<ContactsView, 'typed' | 'form' | 'error' | 'notice'>> & { status?: number } = {},
 ) {
   const ctx = await webToolContext(options, session);
-  const all = await companies(ctx);
+  const all = await visibleCompanies(ctx);
   const company = companyId ? all.find((c) => c.id === companyId) : all[0];
   if (companyId && !company) {
     refusalPage(res, new NotFound(`no company with id ${companyId} that you can see`), CONTACTS_PATH);

@@ -3,6 +3,7 @@ import type { Clock } from '../../../core/clock.ts';
 import type { FieldError } from '../../../core/errors.ts';
 import type { Logger } from '../../../core/logger.ts';
 import type { Repos } from '../../../db/repos/index.ts';
+import { listCompanies } from '../../../tools/companies/list-companies.ts';
 import type { ToolContext } from '../../../tools/context.ts';
 import type { AnyTool, Tool } from '../../../tools/define.ts';
 import { ToolError } from '../../../tools/errors.ts';
@@ -74,4 +75,15 @@ export function formProblem(err: unknown): FormProblem {
 export function sentence(message: string): string {
   const text = message.charAt(0).toUpperCase() + message.slice(1);
   return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** Every company the user can see, by name: the form's checkboxes, the contacts page's choice. */
+export async function visibleCompanies(ctx: ToolContext): Promise<{ id: string; name: string }[]> {
+  const out: { id: string; name: string }[] = [];
+  for (let page = 1; page <= 50; page++) {
+    const listed = await run(listCompanies, ctx, { page, per_page: 100 });
+    out.push(...listed.results.map((c) => ({ id: c.id, name: c.name })));
+    if (!listed.has_more) break;
+  }
+  return out;
 }

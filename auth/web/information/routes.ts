@@ -1,5 +1,4 @@
 import type { Request, Response, Router } from 'express';
-import { listCompanies } from '../../../tools/companies/list-companies.ts';
 import type { ToolContext } from '../../../tools/context.ts';
 import type { AnyTool } from '../../../tools/define.ts';
 import { PermissionDenied, ToolError } from '../../../tools/errors.ts';
@@ -19,7 +18,7 @@ import { sendHtml } from '../respond.ts';
 import { type Form, nav, signedIn, type WebOptions } from '../routes.ts';
 import type { WebSession } from '../sessions.ts';
 import { addContactRoutes } from './contacts.ts';
-import { formProblem, run, sentence, webToolContext } from './context.ts';
+import { formProblem, run, sentence, visibleCompanies, webToolContext } from './context.ts';
 import { addOutboxRoutes } from './outbox.ts';
 import {
   EMPTY_FORM,
@@ -66,17 +65,6 @@ function refuseViewer(res: Response, session: WebSession): boolean {
   const denied = new PermissionDenied('changing information requests needs the editor or admin role');
   refusalPage(res, denied, REQUESTS_PATH);
   return true;
-}
-
-/** Every company the user can see, by name, for the form's checkboxes. */
-async function companyChoices(ctx: ToolContext): Promise<{ id: string; name: string }[]> {
-  const out: { id: string; name: string }[] = [];
-  for (let page = 1; page <= 50; page++) {
-    const listed = await run(listCompanies, ctx, { page, per_page: 100 });
-    out.push(...listed.results.map((c) => ({ id: c.id, name: c.name })));
-    if (!listed.has_more) break;
-  }
-  return out;
 }
 
 async function metricNames(ctx: ToolContext): Promise<string[]> {
@@ -128,7 +116,7 @@ async function sendForm(
     nav: nav(session, 'requests'),
     requestId: state.requestId,
     values: state.values,
-    companies: await companyChoices(ctx),
+    companies: await visibleCompanies(ctx),
     metricNames: await metricNames(ctx),
     earlier: earlier.map((r) => ({ id: r.id, name: `${r.name} (${r.period})` })),
     form: { errors: state.errors ?? new Map<string, string>() },
@@ -144,7 +132,7 @@ async function saveForm(options: WebOptions, req: Request, res: Response, sessio
   const values = readRequestForm(req.body);
   const again = (errors: Map<string, string>, message: string, status = 400) =>
     sendForm(res, ctx, session, status, { values, requestId: id, errors, message });
-  const built = await requestInput(values, async () => (await companyChoices(ctx)).map((c) => c.id));
+  const built = await requestInput(values, async () => (await visibleCompanies(ctx)).map((c) => c.id));
   if ('errors' in built) return again(built.errors, 'Check the fields marked below.');
   try {
     const saved = id
