@@ -796,6 +796,10 @@ describe('portfolio command line', function () {
       expect(running.banner).to.include('The database was empty: loaded the demo data.');
       const founderLink = /Founder link {2}(\S+)/.exec(running.banner)?.[1];
       expect(founderLink, running.banner).to.match(new RegExp(`^${running.url}/respond/frl_[\\w-]{43}$`));
+      // It opens the founder's page of one demo company.
+      const opened = await fetch(founderLink!);
+      expect(opened.status).to.equal(200);
+      expect(await opened.text()).to.include('Demo Ventures');
       expect((await stop(running)).code).to.equal(0);
       const mailed = await withDb(freshUrl, (db) =>
         db('outbound_mail').where({ kind: 'request' }).pluck('link'),
