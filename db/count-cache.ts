@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import { BoundedMap } from '../core/bounded-map.ts';
-import { runSql } from './kept.ts';
+import { readRows, type Statement } from './prepared.ts';
 
-const DATABASE_STATE = 'select total_changes() as c, data_version as v from pragma_data_version';
+const STATE_SQL = 'select total_changes() as c, data_version as v from pragma_data_version';
+const DATABASE_STATE: Statement = { sql: STATE_SQL, native: STATE_SQL, bindings: [] };
 
 /** The key a number is kept under: the compiled statement and its values. */
-const keyOf = (sql: string, bindings: readonly unknown[]) => `${sql}\u0000${JSON.stringify(bindings)}`;
+const keyOf = (s: Statement) => `${s.sql}\u0000${JSON.stringify(s.bindings)}`;
 
 /**
  * The totals of list queries on SQLite (and the other numbers read through numberOf, such as the
@@ -30,22 +31,28 @@ export class CountCache {
   }
 
   /** The number compiled SQL answers as one row `{ n }`, from the cache when the database is unchanged. */
-  async number(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
-    const key = keyOf(sql, bindings);
-    const rows = await runSql<{ c: number; v: number }>(client, DATABASE_STATE, []);
+  async number(db: Knex, statement: Statement): Promise<number> {
+    const key = keyOf(statement);
+    const rows = await readRows<{ c: number; v: number }>(db, DATABASE_STATE);
     const state = `${rows[0]!.c}:${rows[0]!.v}`;
     const kept = this.#entries.get(key);
     if (kept?.state === state) return kept.n;
     // The statement compiled for the key runs as is, rather than being compiled again.
-    const counted = await readNumber(client, sql, bindings);
+    const counted = await readNumber(db, statement);
     this.#entries.set(key, { state, n: counted });
     return counted;
   }
 }
 
-/** The cache of a SQLite database opened by openDb; none on PostgreSQL, which has no such cheap state of the whole database. */
-function countCacheOf(client: Knex.Client): CountCache | undefined {
-  return (client.config as { countCache?: CountCache }).countCache;
+/**
+ * The cache of a SQLite database opened by openDb, or the totals of a PostgreSQL one (which has no such
+ * cheap state of the whole database).
+ */
+const caches = new WeakMap<Knex, CountCache | SnapshotTotals>();
+
+/** Gives a database opened by openDb its cache of totals. */
+export function attachTotals(db: Knex, cache: CountCache | SnapshotTotals): void {
+  caches.set(db, cache);
 }
 
 /**
@@ -53,21 +60,22 @@ function countCacheOf(client: Knex.Client): CountCache | undefined {
  * transaction through the database's cache, so read again only once the database has changed;
  * otherwise read.
  */
-export async function numberOf(
-  client: Knex.Client,
-  sql: string,
-  bindings: readonly unknown[],
-): Promise<number> {
-  const cache = (client as { transacting?: boolean }).transacting ? undefined : countCacheOf(client);
-  return cache ? cache.number(client, sql, bindings) : readNumber(client, sql, bindings);
+export async function numberOf(db: Knex, statement: Statement): Promise<number> {
+  const cache = db.isTransaction ? undefined : caches.get(db);
+  return cache instanceof CountCache ? cache.number(db, statement) : readNumber(db, statement);
 }
 
-async function readNumber(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
-  return Number((await runSql<{ n: number | string }>(client, sql, bindings))[0]?.n ?? 0);
+async function readNumber(db: Knex, statement: Statement): Promise<number> {
+  return Number((await readRows<{ n: number | string }>(db, statement))[0]?.n ?? 0);
 }
 
 /** A transaction snapshot as PostgreSQL writes it (`xmin:xmax:xip,…`), of the statement that reads it. */
 const SNAPSHOT = 'txid_current_snapshot()::text';
+const SNAPSHOT_NOW: Statement = {
+  sql: `select ${SNAPSHOT} as s`,
+  native: `select ${SNAPSHOT} as s`,
+  bindings: [],
+};
 
 /**
  * List totals on PostgreSQL kept under the snapshot they were counted in, for totals of at least
@@ -89,18 +97,19 @@ export class SnapshotTotals {
   }
 
   /** The total compiled SQL answers as one row `{ n }`, kept while the snapshot reads the same. */
-  async number(client: Knex.Client, sql: string, bindings: readonly unknown[]): Promise<number> {
-    const key = keyOf(sql, bindings);
+  async number(db: Knex, statement: Statement): Promise<number> {
+    const key = keyOf(statement);
     const kept = this.#entries.get(key);
     if (kept) {
-      const [now] = await runSql<{ s: string }>(client, `select ${SNAPSHOT} as s`, []);
+      const [now] = await readRows<{ s: string }>(db, SNAPSHOT_NOW);
       if (now?.s === kept.snapshot) return kept.n;
     }
-    const [row] = await runSql<{ n: number | string; s: string }>(
-      client,
-      `select counted.n, ${SNAPSHOT} as s from (${sql}) as counted`,
-      bindings,
-    );
+    const wrap = (sql: string) => `select counted.n, ${SNAPSHOT} as s from (${sql}) as counted`;
+    const [row] = await readRows<{ n: number | string; s: string }>(db, {
+      sql: wrap(statement.sql),
+      native: wrap(statement.native),
+      bindings: statement.bindings,
+    });
     const n = Number(row?.n ?? 0);
     if (n >= this.worthFrom && row) this.#entries.set(key, { snapshot: row.s, n });
     else this.#entries.delete(key);
@@ -112,12 +121,7 @@ export class SnapshotTotals {
  * A list's total (compiled SQL answering one row `{ n }`): on SQLite through the database's cache, on
  * PostgreSQL kept under its snapshot when large, inside a transaction always counted.
  */
-export async function totalOf(
-  client: Knex.Client,
-  sql: string,
-  bindings: readonly unknown[],
-): Promise<number> {
-  if ((client as { transacting?: boolean }).transacting) return readNumber(client, sql, bindings);
-  const totals = (client.config as { snapshotTotals?: SnapshotTotals }).snapshotTotals;
-  return totals ? totals.number(client, sql, bindings) : numberOf(client, sql, bindings);
+export async function totalOf(db: Knex, statement: Statement): Promise<number> {
+  const cache = db.isTransaction ? undefined : caches.get(db);
+  return cache ? cache.number(db, statement) : readNumber(db, statement);
 }

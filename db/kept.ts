@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { BoundedMap } from '../core/bounded-map.ts';
+import { readRows, type Statement } from './prepared.ts';
 
 /**
  * Queries built by knex once and kept as SQL. knex builds and compiles a query on every call, which on
@@ -26,6 +27,8 @@ type Slot = { name: string; index?: number } | { constant: unknown };
 
 interface Compiled {
   sql: string;
+  /** The same SQL with the driver's own placeholders ($1, $2… on PostgreSQL). */
+  native: string;
   slots: Slot[];
 }
 
@@ -46,8 +49,7 @@ export class KeptQuery<P extends Params> {
 
   /** The rows of the query for these values, through `db` (a transaction runs it inside itself). */
   async rows<T>(db: Knex, values: P): Promise<T[]> {
-    const { sql, bindings } = this.sqlOf(db, values);
-    return runSql<T>(db.client, sql, bindings);
+    return readRows<T>(db, this.sqlOf(db, values));
   }
 
   async first<T>(db: Knex, values: P): Promise<T | undefined> {
@@ -55,18 +57,18 @@ export class KeptQuery<P extends Params> {
   }
 
   /** The SQL and the bindings of these values, as knex would compile them. */
-  sqlOf(db: Knex, values: P): { sql: string; bindings: unknown[] } {
-    const { sql, slots } = this.#compiled(db, values);
+  sqlOf(db: Knex, values: P): Statement & { bindings: unknown[] } {
+    const { sql, native, slots } = this.#compiled(db, values);
     const bindings = slots.map((slot) => {
       if ('constant' in slot) return slot.constant;
       const value = values[slot.name];
       return slot.index === undefined ? value : (value as readonly Scalar[])[slot.index];
     });
-    return { sql, bindings };
+    return { sql, native, bindings };
   }
 
   #compiled(db: Knex, values: P): Compiled {
-    const dialect = String((db.client as { dialect?: string }).dialect);
+    const dialect = db.client.dialect;
     let shapes = this.#byDialect.get(dialect);
     if (!shapes) {
       shapes = new BoundedMap(SHAPES_PER_QUERY);
@@ -119,7 +121,8 @@ function compile<P extends Params>(db: Knex, values: P, build: (db: Knex, p: P) 
       stood[name] = v.map((item, i) => standIn(name, typeof item === 'number' ? 'number' : 'string', i));
     else stood[name] = v;
   }
-  const { sql, bindings } = build(db, stood as P).toSQL();
+  const compiled = build(db, stood as P).toSQL();
+  const { sql, bindings } = compiled;
   // A stand-in written into the SQL (an identifier, a raw fragment) or changed on its way to knex would
   // make every later run wrong: refuse the query rather than keep it.
   const leaked = (text: string) =>
@@ -127,112 +130,9 @@ function compile<P extends Params>(db: Knex, values: P, build: (db: Knex, p: P) 
   if (leaked(sql) || bindings.some((b) => typeof b === 'string' && !origin.has(b) && leaked(b))) {
     throw new Error(`a kept query must pass its values to knex unchanged, as bindings: ${sql}`);
   }
-  return { sql, slots: bindings.map((b): Slot => origin.get(b) ?? { constant: b }) };
-}
-
-let runs = 0;
-
-/**
- * SQL with its placeholders numbered as the client's driver wants them ($1, $2… on PostgreSQL), per
- * dialect: the same kept texts come back on every request, and numbering walks the whole text.
- */
-const positioned = new Map<string, BoundedMap<string, string>>();
-const POSITIONED_TEXTS = 2_000;
-
-function positionedSql(client: RunningClient, sql: string): string {
-  const dialect = String((client as { dialect?: string }).dialect);
-  let texts = positioned.get(dialect);
-  if (!texts) {
-    texts = new BoundedMap(POSITIONED_TEXTS);
-    positioned.set(dialect, texts);
-  }
-  const known = texts.get(sql);
-  if (known !== undefined) return known;
-  const text = client.positionBindings(sql);
-  texts.set(sql, text);
-  return text;
-}
-
-/** The knex client members runSql uses beyond the typed ones. */
-type RunningClient = Knex.Client & {
-  transacting?: boolean;
-  pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number };
-  positionBindings(sql: string): string;
-  _query(connection: unknown, obj: object): Promise<unknown>;
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-};
-
-/** Where openDb keeps its one SQLite connection (db/knex.ts sets it as the pool creates it). */
-export interface SqliteConnectionHolder {
-  current?: unknown;
-}
-
-/**
- * The one SQLite connection, when nothing holds it or waits for it. A statement of better-sqlite3 runs
- * synchronously, so one run on the free connection starts and ends before anything else can take it:
- * it needs no turn from the pool. A transaction holds the connection for its whole length, so a read
- * then waits for the pool as any other.
- */
-function idleSqliteConnection(client: RunningClient): unknown {
-  const holder = (client.config as { sqliteConnection?: SqliteConnectionHolder }).sqliteConnection;
-  const pool = client.pool;
-  if (!holder?.current || !pool) return undefined;
-  return pool.numUsed() === 0 && pool.numFree() === 1 && pool.numPendingAcquires() === 0
-    ? holder.current
-    : undefined;
-}
-
-/**
- * Runs compiled SQL (with `?` placeholders) through a knex client and returns its rows, without knex's
- * builder and runner: on the idle SQLite connection, or on one taken from the pool. It emits knex's
- * query events as knex does (the query-duration metric listens to them). A transaction's client runs it
- * as a raw query of the transaction.
- */
-export async function runSql<T>(
-  knexClient: Knex.Client,
-  sql: string,
-  bindings: readonly unknown[],
-): Promise<T[]> {
-  const client = knexClient as RunningClient;
-  if (client.transacting) {
-    const result = (await client.raw(sql, bindings as Knex.RawBinding[])) as T[] | { rows: T[] };
-    return Array.isArray(result) ? result : result.rows;
-  }
-  const obj = {
-    sql: positionedSql(client, sql),
-    bindings: [...bindings],
-    method: 'select',
-    options: {},
-    __knexQueryUid: `k${++runs}`,
+  return {
+    sql,
+    native: compiled.toNative().sql,
+    slots: bindings.map((b): Slot => origin.get(b) ?? { constant: b }),
   };
-  const idle = idleSqliteConnection(client);
-  if (idle) return runOn<T>(client, idle, obj);
-  const connection = await client.acquireConnection();
-  try {
-    return await runOn<T>(client, connection, obj);
-  } finally {
-    await client.releaseConnection(connection);
-  }
-}
-
-async function runOn<T>(
-  client: RunningClient,
-  connection: unknown,
-  obj: { sql: string; __knexQueryUid: string; response?: unknown },
-): Promise<T[]> {
-  const { __knexUid, __knexTxId } = connection as { __knexUid?: string; __knexTxId?: string };
-  client.emit('query', { __knexUid, __knexTxId, ...obj });
-  try {
-    await client._query(connection, obj);
-  } catch (err) {
-    // As knex reports a failed query: the statement, then the database's message.
-    if (err instanceof Error) err.message = `${obj.sql} - ${err.message}`;
-    client.emit('query-error', err, obj);
-    throw err;
-  }
-  const response = obj.response as T[] | { rows: T[] };
-  const rows = Array.isArray(response) ? response : response.rows;
-  client.emit('query-response', rows, obj);
-  return rows;
 }

@@ -1,16 +1,19 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import type { Logger } from '../core/logger.ts';
-import { CountCache, SnapshotTotals } from './count-cache.ts';
-import type { SqliteConnectionHolder } from './kept.ts';
+import { attachTotals, CountCache, SnapshotTotals } from './count-cache.ts';
 import { migrationSource } from './migrations/index.ts';
-import { PreparingPgClient } from './pg-client.ts';
+import { attachReader, PgReader, SqliteReader } from './prepared.ts';
 import { ImmediateSqliteClient } from './sqlite-client.ts';
 
 export type Db = Knex;
 
 export function isPostgres(db: Knex): boolean {
-  return (db.client as { dialect?: string }).dialect === 'postgresql';
+  return db.client.dialect === 'postgresql';
 }
+
+/** Connections of each PostgreSQL pool (knex's, and the prepared reads' own). */
+const PG_POOL = 10;
 
 /** SQLite's page cache of the service's connection, KiB (see openDb). */
 const SQLITE_CACHE_KIB = 4000;
@@ -43,25 +46,25 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
   const synchronous = options.sqliteSynchronous ?? 'FULL';
   const log = knexLog(options.logger);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const config: Knex.Config & { snapshotTotals: SnapshotTotals } = {
-      // Read back by totalOf (db/count-cache.ts).
-      snapshotTotals: new SnapshotTotals(),
+    const db = knexFactory({
       log,
-      client: PreparingPgClient as unknown as typeof knexFactory.Client,
+      client: 'pg',
       connection: url,
-      pool: { min: 0, max: 10 },
+      pool: { min: 0, max: PG_POOL },
       // Fail a request after 5 s without a connection (database down or pool exhausted): a 503, not a hang.
       acquireConnectionTimeout: 5000,
-    };
-    return knexFactory(config);
+    });
+    attachTotals(db, new SnapshotTotals());
+    attachReader(
+      db,
+      new PgReader(url, PG_POOL, (err) => options.logger?.warn('database', { detail: err.message })),
+    );
+    return db;
   }
   const filename = url.replace(/^sqlite:(\/\/)?/, '');
   const countCache = new CountCache();
-  const sqliteConnection: SqliteConnectionHolder = {};
-  const config: Knex.Config & { countCache: CountCache; sqliteConnection: SqliteConnectionHolder } = {
-    // Read back by numberOf (db/count-cache.ts) and runSql (db/kept.ts); knex keeps its config as given.
-    countCache,
-    sqliteConnection,
+  const reader = new SqliteReader();
+  const db = knexFactory({
     log,
     client: ImmediateSqliteClient as unknown as typeof knexFactory.Client,
     connection: { filename },
@@ -70,7 +73,7 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: BetterSqlite3.Database, done: (err: Error | null, conn: unknown) => void) {
         if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
         conn.pragma(`synchronous = ${synchronous}`);
         conn.pragma('foreign_keys = ON');
@@ -81,12 +84,14 @@ export function openDb(url: string, options: OpenOptions = {}): Knex {
         conn.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
         // A new connection's change counters start again: totals kept under the old ones must go.
         countCache.clear();
-        sqliteConnection.current = conn;
+        reader.connected(conn);
         done(null, conn);
       },
     },
-  };
-  return knexFactory(config);
+  });
+  attachTotals(db, countCache);
+  attachReader(db, reader);
+  return db;
 }
 
 /**

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../core/clock.ts';
+import { onRead } from '../db/prepared.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { ToolOutcome } from '../tools/context.ts';
 
@@ -151,6 +152,8 @@ export function createMetrics(db: Knex, repos: Repos, clock: Clock): Metrics {
   });
   db.on('query-response', (_response: unknown, query: { __knexQueryUid?: string }) => finish(query));
   db.on('query-error', (_error: unknown, query: { __knexQueryUid?: string }) => finish(query));
+  // The prepared hot reads (db/prepared.ts) run beside knex and report their own durations.
+  onRead(db, (_statement, seconds) => queries.observe(seconds));
 
   // Routes are patterns (or `unmatched`), so the label sets are few.
   const byLabels = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { SnapshotTotals } from '../db/count-cache.ts';
 import { openDb } from '../db/knex.ts';
+import { onRead } from '../db/prepared.ts';
 import { tokensRepo } from '../db/repos/tokens.ts';
 import { countAndPage } from '../db/repos/util.ts';
 import { postgresTestDb, postgresUrl, sqliteTestDb, type TestDb } from './helpers/db.ts';
@@ -11,17 +12,21 @@ const firm = 'f1';
 
 /** The total of the firm's companies through the same path every list takes. */
 const total = (db: Knex) =>
-  countAndPage(db('companies').where('firm_id', firm), page, (qb) => qb.orderBy('id')).then((r) => r.count);
+  countAndPage(db, db('companies').where('firm_id', firm), page, (qb) => qb.orderBy('id')).then(
+    (r) => r.count,
+  );
 
 /** The statements `run` sends to the database. */
 async function statements(db: Knex, run: () => Promise<unknown>): Promise<string[]> {
   const sent: string[] = [];
   const listen = (q: { sql: string }) => sent.push(q.sql);
   db.on('query', listen);
+  const stop = onRead(db, listen);
   try {
     await run();
   } finally {
     db.off('query', listen);
+    stop();
   }
   return sent;
 }
@@ -105,7 +110,7 @@ describe('list totals kept on SQLite while the database is unchanged', () => {
 
   it('keeps totals of different filters apart', async () => {
     const named = (name: string) =>
-      countAndPage(t.db('companies').where('firm_id', firm).where('name', name), page, (qb) =>
+      countAndPage(t.db, t.db('companies').where('firm_id', firm).where('name', name), page, (qb) =>
         qb.orderBy('id'),
       ).then((r) => r.count);
     expect(await named('Company c1')).to.equal(1);
@@ -144,8 +149,9 @@ describe('list totals kept on SQLite while the database is unchanged', () => {
     const countSql = (db: Knex) => db('companies').where('firm_id', firm).count({ n: '*' }).toSQL();
     /** The total through a cache that keeps totals from `worthFrom` rows. */
     const counted = (totals: SnapshotTotals) => {
-      const { sql, bindings } = countSql(t.db);
-      return totals.number(t.db.client, sql, bindings);
+      const compiled = countSql(t.db);
+      const { sql, bindings } = compiled;
+      return totals.number(t.db, { sql, native: compiled.toNative().sql, bindings });
     };
 
     const counts = (sent: string[]) => sent.filter((sql) => sql.includes('count('));

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { kept, Literal } from '../db/kept.ts';
+import { onRead } from '../db/prepared.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 
 // A kept query is compiled once per shape with stand-in values; every run must bind its own values in
@@ -151,19 +152,17 @@ for (const dialect of dialects) {
       expect(await read).to.deep.equal(['c1', 'c2', 'c3']);
     });
 
-    it("emits knex's query events, as the query-duration metric expects", async () => {
-      const started: string[] = [];
-      const answered: string[] = [];
-      const onQuery = (q: { __knexQueryUid: string }) => started.push(q.__knexQueryUid);
-      const onResponse = (_rows: unknown, q: { __knexQueryUid: string }) => answered.push(q.__knexQueryUid);
-      t.db.on('query', onQuery).on('query-response', onResponse);
+    it('reports each prepared read with its duration, as the query-duration metric expects', async () => {
+      const reads: { sql: string; seconds: number }[] = [];
+      const stop = onRead(t.db, (statement, seconds) => reads.push({ sql: statement.sql, seconds }));
       try {
         await ids(t.db, { firmId: firm, limit: 1, offset: 0 });
       } finally {
-        t.db.off('query', onQuery).off('query-response', onResponse);
+        stop();
       }
-      expect(started).to.have.length(1);
-      expect(answered).to.deep.equal(started);
+      expect(reads).to.have.length(1);
+      expect(reads[0]!.sql).to.match(/from ["`]companies["`]/);
+      expect(reads[0]!.seconds).to.be.a('number').and.at.least(0);
     });
 
     it('refuses a query that writes a value into its SQL or changes it before knex binds it', async () => {

@@ -38,6 +38,7 @@ export function budgetsRepo(db: Knex) {
       const base = scoped(db('budgets'), scope, 'budgets');
       if (filter.companyId) base.where('budgets.company_id', filter.companyId);
       return countAndPage<BudgetWithCompany>(
+        db,
         base,
         page,
         (qb) =>

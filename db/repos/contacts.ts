@@ -25,7 +25,7 @@ export function contactsRepo(db: Knex) {
         'company_contacts.company_id',
         companyId,
       );
-      return countAndPage<ContactRow>(base, page, (qb) =>
+      return countAndPage<ContactRow>(db, base, page, (qb) =>
         qb.orderBy([{ column: 'company_contacts.name' }, { column: 'company_contacts.id' }]),
       );
     },

@@ -58,6 +58,7 @@ export function customColumnsRepo(db: Knex) {
       );
       if (filter.companyId) base.where('custom_column_values.company_id', filter.companyId);
       const result = await countAndPage<Omit<CustomColumnValueRow, 'option_ids'> & { option_ids: unknown }>(
+        db,
         base,
         page,
         (qb) =>
@@ -88,7 +89,7 @@ export function customColumnsRepo(db: Knex) {
     /** The firm's column definitions, by name. */
     async listColumns(firmId: string, page: Page): Promise<Counted<CustomColumnRow>> {
       const base = db('custom_columns').where('custom_columns.firm_id', firmId);
-      return countAndPage<CustomColumnRow>(base, page, (qb) =>
+      return countAndPage<CustomColumnRow>(db, base, page, (qb) =>
         qb.orderBy([{ column: 'custom_columns.name' }, { column: 'custom_columns.id' }]),
       );
     },

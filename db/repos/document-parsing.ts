@@ -450,6 +450,7 @@ export function documentParsingRepo(db: Knex) {
       }
       if (filter.companyId) base.where('documents.company_id', filter.companyId);
       return countAndPage<DocumentSearchRow>(
+        db,
         base,
         page,
         (qb) =>

@@ -52,6 +52,7 @@ export function documentsRepo(db: Knex) {
       if (filter.uploadedFrom) base.where('documents.uploaded_at', '>=', filter.uploadedFrom);
       if (filter.uploadedBefore) base.where('documents.uploaded_at', '<', filter.uploadedBefore);
       return countAndPage<ListedDocumentRow>(
+        db,
         base,
         page,
         (qb) => qb.orderBy([{ column: 'documents.uploaded_at', order: 'desc' }, { column: 'documents.id' }]),

@@ -17,7 +17,7 @@ export function fundsRepo(db: Knex) {
     /** Funds belong to the firm, not to companies, so company access does not narrow them. */
     async list(firmId: string, page: Page): Promise<Counted<FundRow>> {
       const base = db('funds').where('funds.firm_id', firmId);
-      const result = await countAndPage<FundRow>(base, page, (qb) =>
+      const result = await countAndPage<FundRow>(db, base, page, (qb) =>
         qb.orderBy([{ column: 'funds.name' }, { column: 'funds.id' }]),
       );
       return { count: result.count, rows: result.rows.map((r) => ({ ...r, vintage: Number(r.vintage) })) };

@@ -222,6 +222,7 @@ export function informationRepo(db: Knex) {
       if (filter.name) whereContains(base, 'information_requests.name', filter.name);
       if (filter.status) base.where('information_requests.status', filter.status);
       const counted = await countAndPage<Record<string, unknown>>(
+        db,
         base,
         page,
         (qb) =>
@@ -305,6 +306,7 @@ export function informationRepo(db: Knex) {
         else base.whereNull('information_reports.submitted_at');
       }
       return countAndPage<ListedReportRow>(
+        db,
         base,
         page,
         (qb) =>

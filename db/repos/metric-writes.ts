@@ -3,6 +3,7 @@ import { parseChoices } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
+import { sqliteConnectionOf } from '../prepared.ts';
 import { bool, chunk, insertBatched, scoped } from './util.ts';
 
 /** What an update needs to know about a datum before it changes it. */
@@ -421,7 +422,7 @@ export function metricWritesRepo(db: Knex) {
             currency: p.currency,
           });
         }
-        await insertMany(trx, 'metric_data', inserts);
+        await insertMany(db, trx, 'metric_data', inserts);
         await updateValues(trx, updates, w.at);
         if (w.detailedSource) {
           for (const batch of chunk(updates, INSERT_BATCH))
@@ -432,7 +433,7 @@ export function metricWritesRepo(db: Knex) {
               )
               .update({ detailed_source: w.detailedSource });
         }
-        await insertMany(trx, 'metric_history', history);
+        await insertMany(db, trx, 'metric_history', history);
         return { written, conflicts: [] };
       });
     },
@@ -464,22 +465,17 @@ export function metricWritesRepo(db: Knex) {
 }
 export type MetricWritesRepo = ReturnType<typeof metricWritesRepo>;
 
-/** The one method of a better-sqlite3 connection used here: a statement prepared once, run per row. */
-interface SqliteConnection {
-  prepare(sql: string): { run(params: unknown[]): unknown };
-}
-
 /**
  * Rows of one shape, in the transaction: on SQLite one prepared single-row statement run per row on
  * the transaction's own connection (knex compiles a batch into a UNION ALL of SELECTs, several times
  * slower to prepare); on PostgreSQL one multi-row VALUES statement per batch.
  */
-async function insertMany(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]) {
+async function insertMany(db: Knex, trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]) {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!);
-  if (!isPostgres(trx)) {
-    // Inside a transaction knex hands out the transaction's connection.
-    const conn = (await trx.client.acquireConnection()) as SqliteConnection;
+  // SQLite's one connection: inside the transaction, it is the transaction's.
+  const conn = isPostgres(trx) ? undefined : sqliteConnectionOf(db);
+  if (conn?.inTransaction) {
     const insert = conn.prepare(
       `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
     );

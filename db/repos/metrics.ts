@@ -323,7 +323,7 @@ export function metricsRepo(db: Knex) {
           .map((row) => row.id);
         base.whereIn('id', ids);
       }
-      const result = await countAndPage<RawCategory>(base, page, (qb) =>
+      const result = await countAndPage<RawCategory>(db, base, page, (qb) =>
         qb.orderBy('is_standard', 'desc').orderByRaw(byName(db, 'name')).orderBy('id', 'asc'),
       );
       return { count: result.count, rows: result.rows.map(toCategoryRow) };

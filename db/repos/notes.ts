@@ -52,6 +52,7 @@ export function notesRepo(db: Knex) {
       if (filter.createdFrom) base.where('notes.created_at', '>=', filter.createdFrom);
       if (filter.createdBefore) base.where('notes.created_at', '<', filter.createdBefore);
       return countAndPage<NoteWithAuthor>(
+        db,
         base,
         page,
         (qb) =>
@@ -95,6 +96,7 @@ export function notesRepo(db: Knex) {
       if (filter.createdFrom) base.where('notes.created_at', '>=', filter.createdFrom);
       if (filter.createdBefore) base.where('notes.created_at', '<', filter.createdBefore);
       return countAndPage<NoteSearchRow>(
+        db,
         base,
         page,
         (qb) => rank(qb).orderBy([{ column: 'notes.created_at', order: 'desc' }, { column: 'notes.id' }]),

@@ -104,8 +104,7 @@ export function tokensRepo(db: Knex) {
      * firms or company access moves it, so a principal cached at one value is still true while it holds.
      */
     async authVersion(): Promise<number> {
-      const { sql, bindings } = authVersionOf.sqlOf(db, {});
-      return numberOf(db.client, sql, bindings);
+      return numberOf(db, authVersionOf.sqlOf(db, {}));
     },
     /** A token with its user and the user's firm, in one query: the hot path of every request. */
     async findWithOwner(

@@ -26,7 +26,7 @@ export function usersRepo(db: Knex) {
     async list(firmId: string, filter: { email?: string }, page: Page): Promise<Counted<User>> {
       const base = db('users').where({ firm_id: firmId });
       if (filter.email) base.whereRaw('lower(email) = ?', [filter.email.toLowerCase()]);
-      const result = await countAndPage<User>(base, page, (qb) =>
+      const result = await countAndPage<User>(db, base, page, (qb) =>
         qb.orderBy([{ column: 'email' }, { column: 'id' }]),
       );
       return { count: result.count, rows: result.rows.map(toUser) };

@@ -55,14 +55,16 @@ async function countThenPage<T>(
 
 /** Runs the count and the page of one filtered query. */
 export function countAndPage<T>(
+  db: Knex,
   base: QB,
   page: Page,
   order: (qb: QB) => QB,
   select: (qb: QB) => QB = (qb) => qb.select('*'),
 ): Promise<Counted<T>> {
-  const { sql, bindings } = base.clone().clearSelect().clearOrder().count({ n: '*' }).toSQL();
+  const compiled = base.clone().clearSelect().clearOrder().count({ n: '*' }).toSQL();
+  const { sql, bindings } = compiled;
   return countThenPage(
-    totalOf(base.client, sql, bindings),
+    totalOf(db, { sql, native: compiled.toNative().sql, bindings }),
     async () => (await order(select(base.clone())).limit(page.limit).offset(page.offset)) as T[],
     page,
   );
@@ -79,9 +81,8 @@ export function countAndPageKept<T, P extends Params>(
   values: P,
   at: Page,
 ): Promise<Counted<T>> {
-  const { sql, bindings } = count.sqlOf(db, values);
   return countThenPage(
-    totalOf(db.client, sql, bindings),
+    totalOf(db, count.sqlOf(db, values)),
     () => page.rows<T>(db, { ...values, limit: at.limit, offset: at.offset }),
     at,
   );
