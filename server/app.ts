@@ -412,10 +412,9 @@ function mcpEndpoint(app: express.Express, deps: AppDeps): void {
       'mcp',
       async (ctx, req, res) => {
         const toolsets = chosenToolsets(req, deps.config);
-        const { checkMcpCallScope, handleMcpRequest, serveToolCall } = await loadMcp();
+        const { checkMcpCallScope, handleMcpRequest } = await loadMcp();
         const chosen = { ...options, toolsets };
         checkMcpCallScope(req.body, ctx.principal, chosen);
-        if (await serveToolCall(ctx, chosen, req, res, req.body)) return;
         return handleMcpRequest(ctx, chosen, req, res, req.body);
       },
       [...jsonBodyUpTo('1mb', mcpField), refuseJsonRpcBatch],

@@ -14,7 +14,6 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
   ReadResourceRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { z } from 'zod';
@@ -302,44 +301,6 @@ async function callTool(
     ctx.logger.error('tool failed', { tool: tool.name, error: String((err as Error)?.stack ?? err) });
     return errorResult(`internal error while running ${tool.name} (request id ${ctx.requestId}); try again`);
   }
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * A plain `tools/call` of a listed tool (most of what a client sends) answered here: the same result
- * the SDK's server and Streamable HTTP transport give, written as one JSON answer, without building a
- * server, a transport and the Web Request and Response they convert through for every call. Anything
- * else (another method, an unknown tool, a missing Accept type, an unsupported protocol version) is left
- * to the SDK, which answers it. Returns whether it answered.
- */
-export async function serveToolCall(
-  ctx: ToolContext,
-  options: McpOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: unknown,
-): Promise<boolean> {
-  if (!isRecord(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return false;
-  const { id, params } = body;
-  if ((typeof id !== 'string' && typeof id !== 'number') || !isRecord(params)) return false;
-  if (typeof params.name !== 'string' || (params.arguments !== undefined && !isRecord(params.arguments)))
-    return false;
-  const accept = req.headers.accept ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  const version = req.headers['mcp-protocol-version'];
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) return false;
-  const tool = catalog(options, ctx.principal.scopes).byName.get(params.name);
-  if (!tool) return false;
-  const { content, structuredContent, isError } = await callTool(ctx, options, tool, params.arguments ?? {});
-  // The SDK's order: a result's fields as its schema lists them, then the JSON-RPC envelope.
-  const result = { content, structuredContent, isError };
-  // As bytes, as rest/adapter.ts's sendJson writes them.
-  const json = Buffer.from(JSON.stringify({ result, jsonrpc: '2.0', id }));
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': json.length });
-  res.end(json);
-  return true;
 }
 
 /** Serves one Streamable HTTP request statelessly: a fresh server and transport, closed with the response. */
