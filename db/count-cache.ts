@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BoundedMap } from '../core/bounded-map.ts';
-import { readRows, type Statement } from './prepared.ts';
+import { readRows, type Statement, sharedRegistry } from './prepared.ts';
 
 const STATE_SQL = 'select total_changes() as c, data_version as v from pragma_data_version';
 const DATABASE_STATE: Statement = { sql: STATE_SQL, native: STATE_SQL, bindings: [] };
@@ -20,6 +20,7 @@ const keyOf = (s: Statement) => `${s.sql}\u0000${JSON.stringify(s.bindings)}`;
  * from an empty cache, since its counters start again.
  */
 export class CountCache {
+  readonly kind = 'state';
   readonly #entries: BoundedMap<string, { state: string; n: number }>;
 
   constructor(maxEntries = 2_000) {
@@ -48,7 +49,7 @@ export class CountCache {
  * The cache of a SQLite database opened by openDb, or the totals of a PostgreSQL one (which has no such
  * cheap state of the whole database).
  */
-const caches = new WeakMap<Knex, CountCache | SnapshotTotals>();
+const caches = sharedRegistry<CountCache | SnapshotTotals>('totals');
 
 /** Gives a database opened by openDb its cache of totals. */
 export function attachTotals(db: Knex, cache: CountCache | SnapshotTotals): void {
@@ -62,7 +63,7 @@ export function attachTotals(db: Knex, cache: CountCache | SnapshotTotals): void
  */
 export async function numberOf(db: Knex, statement: Statement): Promise<number> {
   const cache = db.isTransaction ? undefined : caches.get(db);
-  return cache instanceof CountCache ? cache.number(db, statement) : readNumber(db, statement);
+  return cache?.kind === 'state' ? cache.number(db, statement) : readNumber(db, statement);
 }
 
 async function readNumber(db: Knex, statement: Statement): Promise<number> {
@@ -87,6 +88,7 @@ const SNAPSHOT_NOW: Statement = {
  * always counted. The count and its snapshot come from one statement, so they agree.
  */
 export class SnapshotTotals {
+  readonly kind = 'snapshot';
   readonly #entries: BoundedMap<string, { snapshot: string; n: number }>;
 
   constructor(

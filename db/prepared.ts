@@ -28,19 +28,36 @@ export interface Statement {
 export type ReadListener = (statement: Statement, seconds: number) => void;
 
 interface Reader {
+  readonly kind: 'sqlite' | 'postgres';
   /** The rows, or undefined when this reader cannot run it now (knex's pool then does). */
   rows<T>(statement: Statement): Promise<T[]> | T[] | undefined;
   close(): Promise<void>;
   listeners: Set<ReadListener>;
 }
 
-const readers = new WeakMap<Knex, Reader>();
+/**
+ * A map by database shared by every copy of these modules in the process: the tests run a compiled
+ * server over a database opened from the sources, each with its own copy.
+ */
+export function sharedRegistry<V extends object>(name: string): WeakMap<Knex, V> {
+  const key = Symbol.for(`portfolio-data-service.${name}`);
+  const global = globalThis as unknown as Record<symbol, WeakMap<Knex, V> | undefined>;
+  let map = global[key];
+  if (!map) {
+    map = new WeakMap();
+    global[key] = map;
+  }
+  return map;
+}
+
+const readers = sharedRegistry<Reader>('readers');
 
 /** Statements one SQLite connection keeps prepared; a text used less recently is prepared again. */
 const STATEMENTS_PER_CONNECTION = 500;
 
 /** The one SQLite connection of a database opened by openDb (set from the pool's afterCreate hook). */
 export class SqliteReader implements Reader {
+  readonly kind = 'sqlite';
   readonly listeners = new Set<ReadListener>();
   #connection: BetterSqlite3.Database | undefined;
   #statements = new BoundedMap<string, BetterSqlite3.Statement>(STATEMENTS_PER_CONNECTION);
@@ -88,6 +105,7 @@ const STALE_PLAN = '0A000';
 
 /** Named queries on a pool of the reader's own, as large as knex's. */
 export class PgReader implements Reader {
+  readonly kind = 'postgres';
   readonly listeners = new Set<ReadListener>();
   readonly #pool: pg.Pool;
   readonly #names = new BoundedMap<string, string>(MAX_NAMES);
@@ -152,7 +170,7 @@ export function attachReader(db: Knex, reader: Reader): void {
 /** The SQLite connection of a database opened by openDb (for a statement prepared in a transaction). */
 export function sqliteConnectionOf(db: Knex): BetterSqlite3.Database | undefined {
   const reader = readers.get(db);
-  return reader instanceof SqliteReader ? reader.connection : undefined;
+  return reader?.kind === 'sqlite' ? (reader as SqliteReader).connection : undefined;
 }
 
 /**
