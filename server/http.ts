@@ -23,6 +23,7 @@ import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { selfTest } from './self-test.ts';
 
 export interface RunningServer {
   url: string;
@@ -94,6 +95,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, logger });
   // A database handed in was migrated by its owner (the CLI migrates before every command).
   if (!options.db) await migrateLatest(db);
+  // Runs while the rest starts (loading the MCP SDK takes a moment); awaited before listening.
+  const checked = selfTest(db);
+  // Until then a failure is only the awaited one's to report.
+  checked.catch(() => {});
   const repos = createRepos(db);
   const clock = options.clock ?? systemClock;
   const limits: Limits =
@@ -122,6 +127,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     validateOutput: options.validateOutput,
     tools: options.tools,
     routes: options.routes,
+  });
+  await checked.catch(async (err: unknown) => {
+    await limits.close();
+    throw err;
   });
   const server = app.listen(config.port, config.host);
   server.on('clientError', answerClientError);
