@@ -1,4 +1,4 @@
-// knex's dialect classes, which db/sqlite-client.ts and db/pg-client.ts extend; knex publishes no
+// knex's SQLite dialect classes, which db/sqlite-client.ts extends; knex publishes no
 // types for them, and each file states the slice it uses.
 declare module 'knex/lib/dialects/better-sqlite3/index.js' {
   const Client: unknown;
@@ -7,8 +7,4 @@ declare module 'knex/lib/dialects/better-sqlite3/index.js' {
 declare module 'knex/lib/dialects/sqlite3/execution/sqlite-transaction.js' {
   const Transaction: unknown;
   export default Transaction;
-}
-declare module 'knex/lib/dialects/postgres/index.js' {
-  const Client: unknown;
-  export default Client;
 }
