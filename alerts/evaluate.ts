@@ -9,6 +9,7 @@ import { newId } from '../db/ids.ts';
 import type { AlertRow, AlertRuleRow } from '../db/repos/alerts.ts';
 import type { EventRow } from '../db/repos/events.ts';
 import { inTransaction, type Repos } from '../db/repos/index.ts';
+import { type Recorded, type Recorder, record, SYSTEM_ACTOR } from '../services/changes.ts';
 import type { FigureName } from '../tools/analytics/company-figures.ts';
 import { loadPortfolio } from '../tools/analytics/portfolio.ts';
 import { figuresOf } from '../tools/analytics/screen-companies.ts';
@@ -198,18 +199,13 @@ async function evaluate(
   const names = new Map(
     (await repos.companies.all(ctx.principal.scope, { ids: union })).map((c) => [c.id, c.name]),
   );
+  const recorder: Recorder = { repos, firmId: firm.id, actor: SYSTEM_ACTOR, at };
 
   const clear = async (alert: AlertRow, value: string | null) => {
     await repos.alerts.close(alert.id, at, value);
-    await repos.events.append(
-      alertEvent(
-        'alert.cleared',
-        firm.id,
-        at,
-        alert,
-        { ...alert, current_value: value, cleared_at: at },
-        names,
-      ),
+    await record(
+      recorder,
+      alertEvent('alert.cleared', alert, { ...alert, current_value: value, cleared_at: at }, names),
     );
     counts.cleared++;
   };
@@ -228,7 +224,7 @@ async function evaluate(
       else if (!alert && holds && value !== null) {
         const raised = newAlert(rule, companyId, value, at);
         await repos.alerts.open(raised);
-        await repos.events.append(alertEvent('alert.triggered', firm.id, at, raised, raised, names, rule));
+        await record(recorder, alertEvent('alert.triggered', raised, raised, names, rule));
         counts.triggered++;
       }
     }
@@ -258,22 +254,17 @@ function newAlert(rule: AlertRuleRow, companyId: string, value: string, at: stri
   };
 }
 
+/** An alert's change event; the service records it (an alert keeps no change-log row). */
 function alertEvent(
   type: 'alert.triggered' | 'alert.cleared',
-  firmId: string,
-  at: string,
   alert: AlertRow,
   now: AlertRow,
   names: Map<string, string>,
   rule?: AlertRuleRow,
-) {
-  return {
-    firmId,
+): Recorded {
+  const event = {
     type,
     companyId: alert.company_id,
-    actorType: 'system' as const,
-    actorId: null,
-    occurredAt: at,
     resourceType: 'alert',
     resourceId: alert.id,
     data: {
@@ -290,4 +281,5 @@ function alertEvent(
       ...(type === 'alert.cleared' ? { cleared_at: now.cleared_at } : {}),
     },
   };
+  return { event };
 }

@@ -7,6 +7,8 @@ import { DEFAULT_RUN_LIMITS, type ParseRun, type RunLimits, runParse } from './r
 
 export interface ParseWorkerOptions {
   repo: DocumentParsingRepo;
+  /** Records how a claimed job ended with its change event (services/document-parsing.ts); false when the claim was lost. */
+  finish: (job: ParseJob, outcome: ParseOutcome, now: Date) => Promise<boolean>;
   clock: Clock;
   logger: Logger;
   /** Pause between polls when there was nothing to do. */
@@ -41,7 +43,7 @@ export function createParseWorker(options: ParseWorkerOptions): ParseWorker {
   let current: { job: ParseJob; run: ParseRun } | undefined;
 
   async function record(job: ParseJob, outcome: ParseOutcome): Promise<boolean> {
-    const recorded = await repo.finish(job, outcome, clock.now());
+    const recorded = await options.finish(job, outcome, clock.now());
     if (recorded) logger.info('document parsed', { document_id: job.id, parse_state: outcome.state });
     return recorded;
   }

@@ -15,6 +15,7 @@ import { createRepos, type Repos } from '../db/repos/index.ts';
 import { smtpSender } from '../mail/transport.ts';
 import { createMailWorker } from '../mail/worker.ts';
 import { createParseWorker, idleWorker } from '../parsing/worker.ts';
+import { finishParse } from '../services/document-parsing.ts';
 import { informationReminders } from '../services/information-reminders.ts';
 import { createReminderPass } from '../services/reminders.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
@@ -163,6 +164,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const parser = config.documentParsing
     ? createParseWorker({
         repo: repos.documentParsing,
+        finish: (job, outcome, now) => finishParse(repos, job, outcome, now),
         clock,
         logger,
         pollMs: config.documentParseIntervalSeconds * 1000,

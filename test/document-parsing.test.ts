@@ -12,6 +12,7 @@ import { docxFile, odsFile, pdfFile, pptxFile, xlsxFile } from '../db/seeds/offi
 import { createParseWorker, type ParseWorker } from '../parsing/worker.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
+import { finishParse } from '../services/document-parsing.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, postgresUrl, sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { addDocument, type NewDocument } from './helpers/documents.ts';
@@ -44,6 +45,7 @@ const SHEETS_TEXT =
 function worker(db: Knex, leaseMs = 60_000): ParseWorker {
   return createParseWorker({
     repo: documentParsingRepo(db),
+    finish: (job, outcome, now) => finishParse(createRepos(db), job, outcome, now),
     clock: systemClock,
     logger: silent,
     pollMs: 50,
@@ -213,9 +215,11 @@ for (const dialect of dialects) {
       expect(slow!.id).to.equal(id);
       expect(fast!.id).to.equal(id);
       const outcome = { state: 'completed', text: 'from the slow one', format: 'text', pages: null } as const;
-      expect(await repo.finish(slow!, outcome, new Date())).to.equal(false);
+      expect(await finishParse(createRepos(t.db), slow!, outcome, new Date())).to.equal(false);
       expect(await textOf(t.db, id)).to.equal(undefined);
-      expect(await repo.finish(fast!, { ...outcome, text: 'from the fast one' }, new Date())).to.equal(true);
+      expect(
+        await finishParse(createRepos(t.db), fast!, { ...outcome, text: 'from the fast one' }, new Date()),
+      ).to.equal(true);
       expect(await textOf(t.db, id)).to.equal('from the fast one');
     });
 

@@ -4,6 +4,7 @@ import type { User } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
 import { createRepos, inTransaction } from '../db/repos/index.ts';
 import type { RunningServer } from '../server/http.ts';
+import { finishParse } from '../services/document-parsing.ts';
 import { importData } from '../services/import.ts';
 import { createNotes } from '../services/notes.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
@@ -262,7 +263,8 @@ for (const dialect of dialects) {
       const repo = createRepos(t.db).documentParsing;
       const [job] = await repo.claim({ now: new Date(), leaseMs: 60_000, limit: 1, maxAttempts: 3 });
       expect(job?.id).to.equal(res.body.document_id);
-      await repo.finish(
+      await finishParse(
+        createRepos(t.db),
         job!,
         { state: 'completed', text: 'quarterly letter', format: 'text', pages: null },
         new Date(),

@@ -1,11 +1,13 @@
 import { expect } from 'chai';
 import { systemClock } from '../core/clock.ts';
 import { documentParsingRepo } from '../db/repos/document-parsing.ts';
+import { createRepos } from '../db/repos/index.ts';
 import { docxFile, pdfFile } from '../db/seeds/office-files.ts';
 import { runParse } from '../parsing/runner.ts';
 import { createParseWorker } from '../parsing/worker.ts';
 import type { RunningServer } from '../server/http.ts';
 import { createLogger } from '../server/logger.ts';
+import { finishParse } from '../services/document-parsing.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
@@ -112,6 +114,7 @@ for (const dialect of dialects) {
     const worker = (maxAttempts = 3) =>
       createParseWorker({
         repo: documentParsingRepo(t.db),
+        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
         clock: systemClock,
         logger: createLogger('silent'),
         pollMs: 50,
@@ -168,7 +171,8 @@ for (const dialect of dialects) {
       expect(job!.id).to.equal(id);
       const cut = 'The text was cut at 1,000,000 characters.';
       expect(
-        await repo.finish(
+        await finishParse(
+          createRepos(t.db),
           job!,
           { state: 'completed', text: 'The start.', format: 'text', pages: null, cut },
           new Date(),

@@ -66,6 +66,7 @@ describe('background workers while the database is unavailable', function () {
       start: (db: ReturnType<typeof down>, logger: Logger) =>
         createParseWorker({
           repo: documentParsingRepo(db),
+          finish: async () => false,
           clock: systemClock,
           logger,
           pollMs: POLL_MS,

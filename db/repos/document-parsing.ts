@@ -7,7 +7,6 @@ import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
 import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
-import { eventsRepo } from './events.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
 
 export interface ParseJob {
@@ -24,6 +23,14 @@ export interface ParseFile {
 }
 
 /** How a parse ended; text only when completed. */
+/** A document whose parse was just recorded, as its change event names it. */
+export interface ParsedDocument {
+  firm_id: string;
+  company_id: string;
+  name: string;
+  parse_note: string | null;
+}
+
 export type ParseOutcome =
   | { state: 'completed'; text: string; format: string; pages: number | null; cut?: string }
   | { state: 'not-parseable' | 'needs-input'; reason: string };
@@ -326,65 +333,36 @@ export function documentParsingRepo(db: Knex) {
     },
 
     /**
-     * Records how a claimed job ended, with its text, in one transaction. False when the claim is no
-     * longer held (its lease ran out and another worker took the job): nothing is written then.
+     * Records how a claimed job ended, with its text; run inside a transaction (services/document-parsing.ts
+     * adds the change event to it). Undefined when the claim is no longer held (its lease ran out and
+     * another worker took the job): nothing is written then.
      */
-    async finish(job: ParseJob, outcome: ParseOutcome, now: Date): Promise<boolean> {
-      const at = now.toISOString();
-      return db.transaction(async (trx) => {
-        const updated = await trx('documents')
-          .where({ id: job.id, parse_claim: job.claim, parse_state: 'in-progress' })
-          .update({
-            parse_state: outcome.state,
-            parsed_at: at,
-            parse_claim: null,
-            parse_claimed_until: null,
-            // A completed document's note says why its text was cut, if it was.
-            parse_note: (outcome.state === 'completed' ? outcome.cut : outcome.reason)?.slice(0, 255) ?? null,
-          });
-        if (updated !== 1) return false;
-        // The parse's change event, in its transaction (the outbox): metadata only, never the text.
-        const doc = (await trx('documents')
-          .where({ id: job.id })
-          .first('firm_id', 'company_id', 'name', 'parse_note')) as
-          | { firm_id: string; company_id: string; name: string; parse_note: string | null }
-          | undefined;
-        if (doc) {
-          await eventsRepo(trx).append({
-            firmId: doc.firm_id,
-            type: 'document.parsed',
-            companyId: doc.company_id,
-            actorType: 'system',
-            actorId: null,
-            occurredAt: at,
-            resourceType: 'document',
-            resourceId: job.id,
-            data: {
-              id: job.id,
-              company_id: doc.company_id,
-              name: doc.name,
-              parse_state: outcome.state,
-              parsed_at: at,
-              parse_note: doc.parse_note,
-              ...(outcome.state === 'completed'
-                ? { format: outcome.format, pages: outcome.pages, char_count: outcome.text.length }
-                : {}),
-            },
-          });
-        }
-        await trx('document_texts').where('document_id', job.id).delete();
-        if (outcome.state === 'completed') {
-          await trx('document_texts').insert({
-            document_id: job.id,
-            text: outcome.text,
-            format: outcome.format,
-            source_pages: outcome.pages,
-            char_count: outcome.text.length,
-            created_at: at,
-          });
-        }
-        return true;
-      });
+    async finish(job: ParseJob, outcome: ParseOutcome, at: string): Promise<ParsedDocument | undefined> {
+      const updated = await db('documents')
+        .where({ id: job.id, parse_claim: job.claim, parse_state: 'in-progress' })
+        .update({
+          parse_state: outcome.state,
+          parsed_at: at,
+          parse_claim: null,
+          parse_claimed_until: null,
+          // A completed document's note says why its text was cut, if it was.
+          parse_note: (outcome.state === 'completed' ? outcome.cut : outcome.reason)?.slice(0, 255) ?? null,
+        });
+      if (updated !== 1) return undefined;
+      await db('document_texts').where('document_id', job.id).delete();
+      if (outcome.state === 'completed') {
+        await db('document_texts').insert({
+          document_id: job.id,
+          text: outcome.text,
+          format: outcome.format,
+          source_pages: outcome.pages,
+          char_count: outcome.text.length,
+          created_at: at,
+        });
+      }
+      return (await db('documents')
+        .where({ id: job.id })
+        .first('firm_id', 'company_id', 'name', 'parse_note')) as ParsedDocument;
     },
 
     /**
