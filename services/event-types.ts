@@ -36,6 +36,10 @@ export const EVENT_TYPES = [
   'contact.created',
   'contact.updated',
   'contact.deleted',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -122,8 +122,13 @@ function toDelivery(r: DeliveryRow & { event_seq: number | string | null }): Del
   return { ...r, event_seq: r.event_seq === null ? null : Number(r.event_seq) };
 }
 
+/** Changes of the endpoints themselves (webhook.created …): in the change feed, never delivered. */
+export const UNDELIVERED_EVENT_PREFIX = 'webhook.';
+
 /** Whether an endpoint takes an event: its type among the endpoint's, its company among the filter's. */
 export function matches(endpoint: Pick<EndpointRow, 'event_types' | 'company_ids'>, event: OutboxEventLike) {
+  // An endpoint's own registration or rotation would otherwise be sent to it, and to every other one.
+  if (event.type.startsWith(UNDELIVERED_EVENT_PREFIX)) return false;
   const typeOk = endpoint.event_types.includes(ALL_EVENT_TYPES) || endpoint.event_types.includes(event.type);
   const companyOk =
     endpoint.company_ids === null ||

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { DeliveryRow, EndpointRow } from '../../db/repos/webhooks.ts';
-import { ALL_TYPES, EVENT_TYPES } from '../../webhooks/event-types.ts';
-import { webhookUrlRefusal } from '../../webhooks/url.ts';
+import { actorOf } from '../../services/changes.ts';
+import { endpointOf as serviceEndpointOf, type WebhookContext } from '../../services/webhooks.ts';
+import { EVENT_TYPES } from '../../webhooks/event-types.ts';
 import type { ToolContext } from '../context.ts';
 import type { ToolAnnotations } from '../define.ts';
-import { InvalidInput, NotFound } from '../errors.ts';
 
 /** Writes that change what leaves the service (the registry counts every write but a create as destructive). */
 export const webhookWrite: ToolAnnotations = {
@@ -112,47 +112,17 @@ export function toDelivery(d: DeliveryRow, now: Date): z.infer<typeof Delivery> 
   };
 }
 
-/** Refuses a URL that may not receive webhooks (a host name is resolved to tell), naming the field. */
-export async function checkUrl(ctx: ToolContext, url: string): Promise<void> {
-  const problem = await webhookUrlRefusal(url, ctx.webhookAllowPrivateUrls ?? false);
-  if (problem) throw InvalidInput.field('url', problem);
+/** The webhook service's view of a tool call: whose change it is, over which firm. */
+export function webhookContext(ctx: ToolContext): WebhookContext {
+  return {
+    repos: ctx.repos,
+    clock: ctx.clock,
+    scope: ctx.principal.scope,
+    actor: actorOf(ctx.principal),
+    allowPrivateUrls: ctx.webhookAllowPrivateUrls ?? false,
+  };
 }
 
-/** Known types only, `*` alone; duplicates dropped. */
-export function checkEventTypes(types: string[]): string[] {
-  const known = new Set<string>([...EVENT_TYPES, ALL_TYPES]);
-  const errors = types.flatMap((t, i) =>
-    known.has(t)
-      ? []
-      : [
-          {
-            field: `event_types[${i}]`,
-            message: `unknown event type "${t}"; known: ${EVENT_TYPES.join(', ')}, or "*" for all`,
-          },
-        ],
-  );
-  if (errors.length) throw new InvalidInput(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
-  if (types.includes(ALL_TYPES) && types.length > 1)
-    throw InvalidInput.field('event_types', '"*" already means every type; give it alone');
-  return [...new Set(types)];
-}
-
-/** Every company id must be one of the firm's. */
-export async function checkCompanyIds(ctx: ToolContext, ids: string[] | null): Promise<string[] | null> {
-  if (ids === null) return null;
-  const unique = [...new Set(ids)];
-  const found = await ctx.repos.companies.names(ctx.principal.scope, unique);
-  const errors = ids.flatMap((id, i) =>
-    found.has(id)
-      ? []
-      : [{ field: `company_ids[${i}]`, message: `no company with id ${id}; list_companies lists them` }],
-  );
-  if (errors.length) throw new InvalidInput(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
-  return unique;
-}
-
-export async function endpointOf(ctx: ToolContext, id: string): Promise<EndpointRow> {
-  const endpoint = await ctx.repos.webhooks.getEndpoint(ctx.principal.firm.id, id);
-  if (!endpoint) throw new NotFound(`no webhook endpoint with id ${id}; GET /v1/webhooks/ lists them`);
-  return endpoint;
+export function endpointOf(ctx: ToolContext, id: string): Promise<EndpointRow> {
+  return serviceEndpointOf({ repos: ctx.repos, scope: ctx.principal.scope }, id);
 }

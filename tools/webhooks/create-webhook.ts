@@ -1,16 +1,14 @@
 import { z } from 'zod';
-import { newSecret } from '../../webhooks/signing.ts';
+import { createWebhook as create } from '../../services/webhooks.ts';
 import { defineTool } from '../define.ts';
 import {
   CompanyIds,
-  checkCompanyIds,
-  checkEventTypes,
-  checkUrl,
   Description,
   EventTypes,
   toWebhook,
   Webhook,
   WebhookUrl,
+  webhookContext,
   webhookWrite,
 } from './common.ts';
 
@@ -36,20 +34,12 @@ export const createWebhook = defineTool({
   permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    await checkUrl(ctx, input.url);
-    const eventTypes = checkEventTypes(input.event_types);
-    const companyIds = await checkCompanyIds(ctx, input.company_ids);
-    const now = ctx.clock.now();
-    const endpoint = await ctx.repos.webhooks.createEndpoint({
-      firmId: ctx.principal.firm.id,
+    const endpoint = await create(webhookContext(ctx), {
       url: input.url,
+      eventTypes: input.event_types,
+      companyIds: input.company_ids,
       description: input.description,
-      eventTypes,
-      companyIds,
-      secret: newSecret(),
-      createdBy: ctx.principal.user.id,
-      now: now.toISOString(),
     });
-    return { ...toWebhook(endpoint, now), secret: endpoint.secret };
+    return { ...toWebhook(endpoint, ctx.clock.now()), secret: endpoint.secret };
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { deleteWebhook as remove } from '../../services/webhooks.ts';
 import { defineTool } from '../define.ts';
-import { NotFound } from '../errors.ts';
-import { webhookId, webhookWrite } from './common.ts';
+import { webhookContext, webhookId, webhookWrite } from './common.ts';
 
 export const deleteWebhook = defineTool({
   name: 'delete_webhook',
@@ -14,9 +14,7 @@ export const deleteWebhook = defineTool({
   permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    const deleted = await ctx.repos.webhooks.deleteEndpoint(ctx.principal.firm.id, input.webhook_id);
-    if (!deleted)
-      throw new NotFound(`no webhook endpoint with id ${input.webhook_id}; GET /v1/webhooks/ lists them`);
+    await remove(webhookContext(ctx), input.webhook_id);
     return { success: true, message: `webhook endpoint ${input.webhook_id} deleted` };
   },
 });

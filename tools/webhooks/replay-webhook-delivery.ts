@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { replayWebhookDelivery as replay } from '../../services/webhooks.ts';
 import { defineTool } from '../define.ts';
-import { NotFound } from '../errors.ts';
-import { Delivery, toDelivery, webhookId, webhookWrite } from './common.ts';
+import { Delivery, toDelivery, webhookContext, webhookId, webhookWrite } from './common.ts';
 
 export const replayWebhookDelivery = defineTool({
   name: 'replay_webhook_delivery',
@@ -23,22 +23,7 @@ export const replayWebhookDelivery = defineTool({
   permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    const original = await ctx.repos.webhooks.getDelivery(ctx.principal.firm.id, input.delivery_id);
-    if (!original || original.endpoint_id !== input.webhook_id)
-      throw new NotFound(
-        `no delivery ${input.delivery_id} of webhook endpoint ${input.webhook_id}; GET /v1/webhooks/${input.webhook_id}/deliveries/ lists them`,
-      );
-    const now = ctx.clock.now();
-    const replay = await ctx.repos.webhooks.enqueue({
-      endpointId: original.endpoint_id,
-      firmId: original.firm_id,
-      eventId: original.event_id,
-      eventType: original.event_type,
-      eventSeq: original.event_seq,
-      payload: original.payload,
-      replayOf: original.id,
-      now: now.toISOString(),
-    });
-    return toDelivery(replay, now);
+    const delivery = await replay(webhookContext(ctx), input.webhook_id, input.delivery_id);
+    return toDelivery(delivery, ctx.clock.now());
   },
 });

@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import { newSecret } from '../../webhooks/signing.ts';
+import { rotateWebhookSecret as rotate } from '../../services/webhooks.ts';
 import { defineTool } from '../define.ts';
-import { endpointOf, toWebhook, Webhook, webhookId, webhookWrite } from './common.ts';
-
-/** How long the old secret keeps signing next to the new one, so receivers can switch without a gap. */
-const GRACE_MS = 24 * 3600 * 1000;
+import { toWebhook, Webhook, webhookContext, webhookId, webhookWrite } from './common.ts';
 
 export const rotateWebhookSecret = defineTool({
   name: 'rotate_webhook_secret',
@@ -21,16 +18,7 @@ export const rotateWebhookSecret = defineTool({
   permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    await endpointOf(ctx, input.webhook_id);
-    const now = ctx.clock.now();
-    const secret = newSecret();
-    await ctx.repos.webhooks.rotateSecret(
-      ctx.principal.firm.id,
-      input.webhook_id,
-      secret,
-      new Date(now.getTime() + GRACE_MS).toISOString(),
-      now.toISOString(),
-    );
-    return { ...toWebhook(await endpointOf(ctx, input.webhook_id), now), secret };
+    const endpoint = await rotate(webhookContext(ctx), input.webhook_id);
+    return { ...toWebhook(endpoint, ctx.clock.now()), secret: endpoint.secret };
   },
 });

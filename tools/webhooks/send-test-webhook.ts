@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { newId } from '../../db/ids.ts';
-import { payloadOf } from '../../db/repos/webhooks.ts';
+import { sendTestWebhook as sendTest } from '../../services/webhooks.ts';
 import { defineTool } from '../define.ts';
-import { Delivery, endpointOf, toDelivery, webhookId, webhookWrite } from './common.ts';
+import { Delivery, toDelivery, webhookContext, webhookId, webhookWrite } from './common.ts';
 
 export const sendTestWebhook = defineTool({
   name: 'send_test_webhook',
@@ -17,27 +16,6 @@ export const sendTestWebhook = defineTool({
   permission: 'manage_webhooks',
   mcp: false,
   async handler(ctx, input) {
-    const endpoint = await endpointOf(ctx, input.webhook_id);
-    const now = ctx.clock.now();
-    const event = {
-      id: newId(),
-      type: 'webhook.test',
-      occurred_at: now.toISOString(),
-      actor_type: ctx.principal.kind === 'user' ? 'user' : 'application',
-      actor_id: ctx.principal.user.id,
-      company_id: null,
-      data: { webhook_id: endpoint.id, message: 'a test event sent on request' },
-    };
-    const delivery = await ctx.repos.webhooks.enqueue({
-      endpointId: endpoint.id,
-      firmId: endpoint.firm_id,
-      eventId: event.id,
-      eventType: event.type,
-      eventSeq: null,
-      payload: payloadOf(event),
-      replayOf: null,
-      now: event.occurred_at,
-    });
-    return toDelivery(delivery, now);
+    return toDelivery(await sendTest(webhookContext(ctx), input.webhook_id), ctx.clock.now());
   },
 });

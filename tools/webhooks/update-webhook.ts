@@ -1,17 +1,15 @@
 import { z } from 'zod';
+import { updateWebhook as update } from '../../services/webhooks.ts';
 import { defineTool } from '../define.ts';
 import { MissingParameter } from '../errors.ts';
 import {
   CompanyIds,
-  checkCompanyIds,
-  checkEventTypes,
-  checkUrl,
   Description,
   EventTypes,
-  endpointOf,
   toWebhook,
   Webhook,
   WebhookUrl,
+  webhookContext,
   webhookId,
   webhookWrite,
 } from './common.ts';
@@ -39,22 +37,13 @@ export const updateWebhook = defineTool({
     const { webhook_id, ...changes } = input;
     if (Object.values(changes).every((v) => v === undefined))
       throw new MissingParameter('give at least one of url, event_types, company_ids, description, enabled');
-    await endpointOf(ctx, webhook_id);
-    if (input.url !== undefined) await checkUrl(ctx, input.url);
-    const now = ctx.clock.now();
-    await ctx.repos.webhooks.updateEndpoint(
-      ctx.principal.firm.id,
-      webhook_id,
-      {
-        url: input.url,
-        description: input.description,
-        eventTypes: input.event_types && checkEventTypes(input.event_types),
-        companyIds:
-          input.company_ids === undefined ? undefined : await checkCompanyIds(ctx, input.company_ids),
-        enabled: input.enabled,
-      },
-      now.toISOString(),
-    );
-    return toWebhook(await endpointOf(ctx, webhook_id), now);
+    const endpoint = await update(webhookContext(ctx), webhook_id, {
+      url: input.url,
+      description: input.description,
+      eventTypes: input.event_types,
+      companyIds: input.company_ids,
+      enabled: input.enabled,
+    });
+    return toWebhook(endpoint, ctx.clock.now());
   },
 });
