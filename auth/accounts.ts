@@ -6,6 +6,8 @@ import { hashSecret, newToken, passwordProblem, tokenHash } from '../core/secret
 import { newId } from '../db/ids.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { AccessTokenRow, ApplicationRow, CreationBudget, CreationOutcome } from '../db/repos/tokens.ts';
+import * as credentials from '../services/accounts.ts';
+import { type Actor, SYSTEM_ACTOR } from '../services/changes.ts';
 
 /** A failed account operation; the message is meant for a person (CLI line, web form). */
 export class AccountError extends Error {
@@ -266,6 +268,7 @@ export async function createApplication(
   repos: Repos,
   clock: Clock,
   input: NewApplication,
+  actor: Actor = SYSTEM_ACTOR,
 ): Promise<{ id: string; client_id: string; client_secret: string }> {
   const firm = await findFirm(repos, input.firm);
   const user = await findUser(repos, input.userEmail);
@@ -286,7 +289,13 @@ export async function createApplication(
     revoked_at: null,
   };
   const maxApplications = input.maxApplications ?? DEFAULT_APPLICATIONS_PER_USER;
-  const outcome = await repos.applications.insertWithin(row, maxApplications, creationBudget(clock));
+  const outcome = await credentials.insertApplication(
+    repos,
+    actor,
+    row,
+    maxApplications,
+    creationBudget(clock),
+  );
   refuseUnlessCreated(outcome, user.email, maxApplications);
   return { id: row.id, client_id: clientId, client_secret: clientSecret };
 }
@@ -312,12 +321,17 @@ export async function listApplications(repos: Repos, firmSlug: string): Promise<
 }
 
 /** Revokes an application and every token issued to it (one transaction, in the repository). */
-export async function revokeApplication(repos: Repos, clock: Clock, clientId: string): Promise<void> {
+export async function revokeApplication(
+  repos: Repos,
+  clock: Clock,
+  clientId: string,
+  actor: Actor = SYSTEM_ACTOR,
+): Promise<void> {
   const app = await repos.applications.findByClientId(clientId);
   if (!app) throw new AccountError(`no application with client id ${clientId}`);
   if (app.revoked_at)
     throw new AccountError(`application ${clientId} was already revoked at ${app.revoked_at}`);
-  await repos.applications.revoke(app.id, clock.now().toISOString());
+  await credentials.revokeApplication(repos, actor, app, clock.now().toISOString());
 }
 
 export interface NewPersonalToken {
@@ -332,6 +346,7 @@ export async function createPersonalToken(
   repos: Repos,
   clock: Clock,
   input: NewPersonalToken,
+  actor: Actor = SYSTEM_ACTOR,
 ): Promise<{ id: string; token: string; expires_at: string }> {
   const days = input.days ?? MAX_TOKEN_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS) {
@@ -359,7 +374,8 @@ export async function createPersonalToken(
     last_used_at: null,
     revoked_at: null,
   };
-  refuseUnlessCreated(await repos.tokens.insertPersonalWithin(row, creationBudget(clock)), user.email, 0);
+  const outcome = await credentials.insertPersonalToken(repos, actor, row, creationBudget(clock));
+  refuseUnlessCreated(outcome, user.email, 0);
   return { id: row.id, token, expires_at: row.expires_at };
 }
 
@@ -379,9 +395,14 @@ export async function listPersonalTokens(repos: Repos, email: string): Promise<P
   }));
 }
 
-export async function revokePersonalToken(repos: Repos, clock: Clock, id: string): Promise<void> {
+export async function revokePersonalToken(
+  repos: Repos,
+  clock: Clock,
+  id: string,
+  actor: Actor = SYSTEM_ACTOR,
+): Promise<void> {
   const token = await repos.tokens.get(id);
   if (token?.kind !== 'personal') throw new AccountError(`no personal access token with id ${id}`);
   if (token.revoked_at) throw new AccountError(`token ${id} was already revoked at ${token.revoked_at}`);
-  await repos.tokens.revoke(id, clock.now().toISOString());
+  await credentials.revokePersonalToken(repos, actor, token, clock.now().toISOString());
 }

@@ -1,10 +1,12 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Clock } from '../../core/clock.ts';
+import { InvalidInput } from '../../core/errors.ts';
 import { hashSecret, verifySecret } from '../../core/secrets.ts';
 import type { Repos } from '../../db/repos/index.ts';
 import type { McpGrantWithClient } from '../../db/repos/mcp-auth.ts';
-import { newSecret } from '../../webhooks/signing.ts';
-import { webhookUrlRefusal } from '../../webhooks/url.ts';
+import { revokeGrant } from '../../services/accounts.ts';
+import type { Actor } from '../../services/changes.ts';
+import { createWebhook } from '../../services/webhooks.ts';
 import {
   AccountError,
   createApplication,
@@ -87,6 +89,11 @@ export function nav(session: WebSession, current: NavState['current']): NavState
 /** The outbox carries founder links of every company: admins with access to all of them read it. */
 export function readsOutbox(session: WebSession): boolean {
   return session.user.role === 'admin' && session.user.all_companies;
+}
+
+/** The signed-in user as the author of a change. */
+function userActor(session: WebSession): Actor {
+  return { type: 'user', id: session.user.id, userId: session.user.id };
 }
 
 /** Pages that need a signed-in user; every POST must carry the session's CSRF token. */
@@ -205,7 +212,7 @@ function addConnectionRoutes(router: Router, options: WebOptions, form: Form): v
         sendHtml(res, 404, notFoundPage('connection', HOME));
         return;
       }
-      await repos.mcpAuth.revokeGrant(grant.id, clock.now().toISOString());
+      await revokeGrant(repos, userActor(session), grant, clock.now().toISOString());
       res.redirect(303, `${HOME}?notice=connection-revoked`);
     }),
   );
@@ -323,12 +330,17 @@ function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): vo
     signedIn(sessions, async (req, res, session) => {
       await attempt(options, res, session, 'application', async () => {
         const name = field(req.body, 'name');
-        const app = await createApplication(repos, clock, {
-          firm: session.firm.slug,
-          userEmail: session.user.email,
-          name,
-          maxApplications: options.applicationsPerUser(),
-        });
+        const app = await createApplication(
+          repos,
+          clock,
+          {
+            firm: session.firm.slug,
+            userEmail: session.user.email,
+            name,
+            maxApplications: options.applicationsPerUser(),
+          },
+          userActor(session),
+        );
         return {
           kind: 'application',
           name: name.trim(),
@@ -350,7 +362,7 @@ function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): vo
         sendHtml(res, 404, notFoundPage('application', '/account/developer'));
         return;
       }
-      await revokeApplication(repos, clock, app.client_id);
+      await revokeApplication(repos, clock, app.client_id, userActor(session));
       res.redirect(303, '/account/developer?notice=application-revoked');
     }),
   );
@@ -364,11 +376,12 @@ function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): vo
         const daysText = field(req.body, 'days').trim() || '30';
         if (!/^\d+$/.test(daysText)) throw new AccountError('days must be a whole number from 1 to 30');
         if (!name) throw new AccountError('token name must not be empty');
-        const token = await createPersonalToken(repos, clock, {
-          email: session.user.email,
-          days: Number(daysText),
-          name,
-        });
+        const token = await createPersonalToken(
+          repos,
+          clock,
+          { email: session.user.email, days: Number(daysText), name },
+          userActor(session),
+        );
         return { kind: 'token', name, token: token.token, expiresAt: token.expires_at };
       });
     }),
@@ -385,19 +398,22 @@ function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): vo
       await attempt(options, res, session, 'webhook', async () => {
         const url = field(req.body, 'url').trim();
         const description = field(req.body, 'description').trim();
-        const problem = await webhookUrlRefusal(url, options.webhookAllowPrivateUrls?.() ?? false);
-        if (problem) throw new AccountError(`the endpoint URL ${problem}`);
-        const secret = newSecret();
-        await repos.webhooks.createEndpoint({
-          firmId: session.firm.id,
-          url,
-          description: description || null,
-          eventTypes: ['*'],
-          companyIds: null,
-          secret,
-          createdBy: session.user.id,
-          now: clock.now().toISOString(),
+        const endpoint = await createWebhook(
+          {
+            repos,
+            clock,
+            scope: { firmId: session.firm.id, companyIds: null },
+            actor: userActor(session),
+            allowPrivateUrls: options.webhookAllowPrivateUrls?.() ?? false,
+          },
+          { url, description: description || null, eventTypes: ['*'], companyIds: null },
+        ).catch((err: unknown) => {
+          // The page says what was wrong with the URL in its own words.
+          if (err instanceof InvalidInput && err.errors[0]?.field === 'url')
+            throw new AccountError(`the endpoint URL ${err.errors[0].message}`);
+          throw err;
         });
+        const { secret } = endpoint;
         return { kind: 'webhook', url, secret };
       });
     }),
@@ -412,7 +428,7 @@ function addDeveloperRoutes(router: Router, options: WebOptions, form: Form): vo
         sendHtml(res, 404, notFoundPage('token', '/account/developer'));
         return;
       }
-      await revokePersonalToken(repos, clock, token.id);
+      await revokePersonalToken(repos, clock, token.id, userActor(session));
       res.redirect(303, '/account/developer?notice=token-revoked');
     }),
   );
