@@ -119,11 +119,44 @@ export const GIF: FileFormat = signed({
   matches: (b) => startsWith(b, ascii('GIF87a')) || startsWith(b, ascii('GIF89a')),
 });
 
+/** Whether bytes hold no NUL and no control character but tab, line breaks and form feed: text. */
+function textual(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 12 && b !== 13) return false;
+  return true;
+}
+
+export const CSV: FileFormat = {
+  extensions: ['.csv'],
+  contentType: 'text/csv',
+  // The first bytes may end inside a UTF-8 sequence: only control bytes are checked there.
+  matches: textual,
+  contentMatches(bytes) {
+    if (!textual(bytes)) return false;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
+
 /** The largest document accepted, as the reference states it (32 MB, counted in MiB). */
 export const DOCUMENT_MAX_BYTES = 32 * 1024 * 1024;
 
 /** The formats a document upload accepts. */
-export const DOCUMENT_FORMATS: readonly FileFormat[] = [PDF, DOCX, XLSX, PPTX, ODS, JPEG, PNG, WEBP, GIF];
+export const DOCUMENT_FORMATS: readonly FileFormat[] = [
+  PDF,
+  DOCX,
+  XLSX,
+  PPTX,
+  ODS,
+  CSV,
+  JPEG,
+  PNG,
+  WEBP,
+  GIF,
+];
 /** The formats a company logo accepts. */
 export const IMAGE_FORMATS: readonly FileFormat[] = [JPEG, PNG, GIF, WEBP];
 

@@ -1,6 +1,8 @@
 import { zipDocumentKind } from '../core/file-types.ts';
 import { ZipError, ZipReader } from '../core/zip.ts';
+import { readCsvGrid } from './csv.ts';
 import { readDocx } from './docx.ts';
+import { GridCollector, type SheetGrid } from './grid.ts';
 import { readOds } from './ods.ts';
 import { OutputFull, SheetText, TextOutput, Unparseable } from './output.ts';
 import { NeedsPassword, readPdf } from './pdf.ts';
@@ -17,6 +19,8 @@ export type Extraction =
       pages: number | null;
       /** Set when a bound cut the text: one sentence saying what was cut and why. */
       cut?: string;
+      /** For spreadsheets (XLSX, ODS, CSV): each sheet as typed cells, within the same cell cap. */
+      grids?: SheetGrid[];
     }
   | { state: 'not-parseable' | 'needs-input'; reason: string };
 
@@ -41,7 +45,7 @@ export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = {
   maxPdfPages: 2_000,
 };
 
-type Format = 'pdf' | 'docx' | 'xlsx' | 'pptx' | 'ods' | 'text' | 'image' | 'ole' | 'unknown';
+type Format = 'pdf' | 'docx' | 'xlsx' | 'pptx' | 'ods' | 'csv' | 'text' | 'image' | 'ole' | 'unknown';
 
 function startsWith(bytes: Buffer, magic: number[]): boolean {
   return magic.every((b, i) => bytes[i] === b);
@@ -63,6 +67,7 @@ function detect(bytes: Buffer, contentType: string, filename: string): Format {
     return 'image';
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   const extension = filename.slice(filename.lastIndexOf('.') + 1).toLowerCase();
+  if (type === 'text/csv' || extension === 'csv') return 'csv';
   if (
     type.startsWith('text/') ||
     type === 'application/json' ||
@@ -72,14 +77,12 @@ function detect(bytes: Buffer, contentType: string, filename: string): Format {
   return 'unknown';
 }
 
-function fromText(bytes: Buffer, out: TextOutput): void {
-  let text: string;
+function utf8(bytes: Buffer): string {
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new Unparseable('text that is not UTF-8');
   }
-  out.add(text);
 }
 
 /** Removes blanks at the end of a line: a backwards scan, never a backtracking pattern. */
@@ -105,7 +108,7 @@ export function tidy(text: string): string {
     .trim();
 }
 
-type Found = { pages: number | null };
+type Found = { pages: number | null; grids?: GridCollector };
 
 /** Reads the file into `out`; a reason string when the format has no text to read. */
 async function extractByFormat(
@@ -115,7 +118,12 @@ async function extractByFormat(
   found: Found,
   limits: ExtractLimits,
 ): Promise<string | undefined> {
-  const sheet = () => new SheetText(out, limits.maxCells ?? DEFAULT_EXTRACT_LIMITS.maxCells!);
+  const maxCells = limits.maxCells ?? DEFAULT_EXTRACT_LIMITS.maxCells!;
+  const sheet = () => new SheetText(out, maxCells);
+  const grids = () => {
+    found.grids = new GridCollector(maxCells);
+    return found.grids;
+  };
   switch (format) {
     case 'pdf':
       await readPdf(bytes, out, found, limits.maxPdfPages ?? DEFAULT_EXTRACT_LIMITS.maxPdfPages!);
@@ -124,16 +132,23 @@ async function extractByFormat(
       readDocx(new ZipReader(bytes), out);
       return undefined;
     case 'xlsx':
-      readXlsx(new ZipReader(bytes), sheet(), found);
+      readXlsx(new ZipReader(bytes), sheet(), found, grids());
       return undefined;
     case 'ods':
-      readOds(new ZipReader(bytes), sheet(), found);
+      readOds(new ZipReader(bytes), sheet(), found, grids());
       return undefined;
     case 'pptx':
       readPptx(new ZipReader(bytes), out, found);
       return undefined;
+    case 'csv': {
+      // The grid first: a text cut at its character cap must not cost the figures.
+      const text = utf8(bytes);
+      readCsvGrid(text, 'CSV', grids());
+      out.add(text);
+      return undefined;
+    }
     case 'text':
-      fromText(bytes, out);
+      out.add(utf8(bytes));
       return undefined;
     case 'image':
       return 'an image (no text to extract)';
@@ -196,5 +211,12 @@ export async function extractText(
     out.note(`the text was cut at ${limits.maxChars.toLocaleString('en')} characters`);
   }
   if (text === '') return { state: 'not-parseable', reason: 'no text found (a scan or an empty file)' };
-  return { state: 'completed', text, format, pages: found.pages, ...(out.cut ? { cut: out.cut } : {}) };
+  return {
+    state: 'completed',
+    text,
+    format,
+    pages: found.pages,
+    ...(out.cut ? { cut: out.cut } : {}),
+    ...(found.grids ? { grids: found.grids.grids } : {}),
+  };
 }

@@ -1,4 +1,5 @@
 import type { ZipReader } from '../core/zip.ts';
+import { type GridCell, type GridCollector, MAX_GRID_COLUMNS } from './grid.ts';
 import { ODF_OFFICE, ODF_TABLE, ODF_TEXT } from './namespaces.ts';
 import { flat, MAX_CELL_CHARS, type SheetText, Unparseable } from './output.ts';
 import { readXml, type XmlElement } from './xml.ts';
@@ -133,14 +134,52 @@ function writeRow(runs: OdsCell[], times: number, out: SheetText): void {
   for (let i = 0; i < Math.min(times, MAX_REPEAT); i++) out.row(cells);
 }
 
-/** An OpenDocument spreadsheet as text; repeats are bounded by the output's caps. */
-export function readOds(zip: ZipReader, out: SheetText, found: { pages: number | null }): void {
+/** A run's typed value: numbers for float, percentage and currency, dates, text otherwise. */
+function typedRun(run: OdsCell): GridCell {
+  if (run.type === 'float' || run.type === 'percentage' || run.type === 'currency') {
+    const n = Number(run.value);
+    return run.value !== undefined && Number.isFinite(n) ? n : run.text || null;
+  }
+  if (run.type === 'date' && run.value && /^\d{4}-\d{2}-\d{2}/.test(run.value))
+    return { date: run.value.slice(0, 10) };
+  return run.text === '' ? null : run.text;
+}
+
+/** A row of runs written `times` times into a grid, from row number `row`; repeats bounded as in text. */
+function gridRow(runs: OdsCell[], times: number, row: number, grids: GridCollector): void {
+  const cells: { column: number; value: GridCell }[] = [];
+  let column = 0;
+  for (const run of runs) {
+    const value = typedRun(run);
+    if (value !== null)
+      for (let i = 0; i < Math.min(run.repeat, MAX_REPEAT) && column + i < MAX_GRID_COLUMNS; i++)
+        cells.push({ column: column + i, value });
+    column += run.repeat;
+  }
+  if (cells.length === 0) return;
+  for (let i = 0; i < Math.min(times, MAX_REPEAT); i++) grids.row(row + i, cells);
+}
+
+/** An OpenDocument spreadsheet as text, and as typed grids when given; repeats are bounded by the caps. */
+export function readOds(
+  zip: ZipReader,
+  out: SheetText,
+  found: { pages: number | null },
+  grids?: GridCollector,
+): void {
+  let row = 0;
   readOdsRows(zip, {
     table(name) {
       found.pages = out.sheetCount + 1;
       out.sheet(name);
+      grids?.sheet(name);
+      row = 0;
     },
-    row: (runs, repeat) => writeRow(runs, repeat, out),
+    row: (runs, repeat) => {
+      if (grids) gridRow(runs, repeat, row, grids);
+      row += repeat;
+      writeRow(runs, repeat, out);
+    },
     get cellsLeft() {
       return out.cellsLeft;
     },

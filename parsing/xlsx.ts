@@ -1,4 +1,5 @@
 import type { ZipReader } from '../core/zip.ts';
+import { excelSerialDate, type GridCell, type GridCollector, isDateFormat } from './grid.ts';
 import { PACKAGE_RELATIONSHIPS, RELATIONSHIPS, SHEET } from './namespaces.ts';
 import { flat, MAX_CELL_CHARS, type SheetText, Unparseable } from './output.ts';
 import { readXml, type XmlHandler } from './xml.ts';
@@ -180,8 +181,68 @@ export function readSheetRows(zip: ZipReader, path: string, rows: XlsxRows): voi
   });
 }
 
-/** One worksheet as text: a blank line where rows are missing or empty. */
-function readSheet(zip: ZipReader, path: string, strings: string[], out: SheetText): void {
+/** Which cell formats (by index in `cellXfs`) show dates. */
+export function dateStyles(zip: ZipReader): Set<number> {
+  const dates = new Set<number>();
+  const entry = zip.entry('xl/styles.xml');
+  if (!entry) return dates;
+  const codes = new Map<number, string>();
+  let inCellXfs = false;
+  let xf = 0;
+  readXml(
+    zip,
+    entry,
+    {
+      open(element) {
+        if (!SHEET.has(element.uri)) return;
+        if (element.local === 'numFmt') {
+          const id = Number(element.attribute('', 'numFmtId'));
+          codes.set(id, element.attribute('', 'formatCode') ?? '');
+        } else if (element.local === 'cellXfs') inCellXfs = true;
+        else if (element.local === 'xf' && inCellXfs) {
+          const id = Number(element.attribute('', 'numFmtId') ?? 0);
+          if (isDateFormat(id, codes.get(id))) dates.add(xf);
+          xf++;
+        }
+      },
+      close({ uri, local }) {
+        if (SHEET.has(uri) && local === 'cellXfs') inCellXfs = false;
+      },
+      text: ignore,
+    },
+    MAX_PART_BYTES,
+  );
+  return dates;
+}
+
+/** A cell as a typed value: numbers (dates when their format shows one), text, or null. */
+function typedCell(c: XlsxCell, strings: string[], dates: Set<number>): GridCell {
+  if (c.type === 'n') {
+    const n = Number(c.value.trim());
+    if (c.value.trim() === '' || !Number.isFinite(n)) return null;
+    if (c.style !== undefined && dates.has(c.style)) {
+      const date = excelSerialDate(n);
+      return date ? { date } : n;
+    }
+    return n;
+  }
+  if (c.type === 'd') {
+    const date = c.value.trim().slice(0, 10);
+    return /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : null;
+  }
+  if (c.type === 'e') return null;
+  return cellText(c.type, c.value, strings);
+}
+
+interface SheetSinks {
+  out: SheetText;
+  grids: GridCollector | undefined;
+  dates: Set<number>;
+}
+
+/** One worksheet as text (a blank line where rows are missing or empty) and, if asked, as a typed grid. */
+function readSheet(zip: ZipReader, path: string, strings: string[], sinks: SheetSinks): void {
+  const { out, grids, dates } = sinks;
   let last = 0;
   readSheetRows(zip, path, {
     row(number, cells) {
@@ -192,6 +253,10 @@ function readSheet(zip: ZipReader, path: string, strings: string[], out: SheetTe
         const text = cellText(c.type, c.value, strings);
         if (text !== '') texts.push({ column: c.column, text });
       }
+      grids?.row(
+        number - 1,
+        cells.map((c) => ({ column: c.column, value: typedCell(c, strings, dates) })),
+      );
       out.row(texts);
     },
     get cellsLeft() {
@@ -200,13 +265,23 @@ function readSheet(zip: ZipReader, path: string, strings: string[], out: SheetTe
   });
 }
 
-/** An Excel workbook as text, sheet by sheet; the number of sheets goes to `pages` before reading. */
-export function readXlsx(zip: ZipReader, out: SheetText, found: { pages: number | null }): void {
+/**
+ * An Excel workbook as text, sheet by sheet, and as typed grids into `grids` when given; the number of
+ * sheets goes to `pages` before reading.
+ */
+export function readXlsx(
+  zip: ZipReader,
+  out: SheetText,
+  found: { pages: number | null },
+  grids?: GridCollector,
+): void {
   const sheets = sheetsOf(zip);
   found.pages = sheets.length;
   const strings = sharedStrings(zip, (reason) => out.note(reason));
+  const dates = grids ? dateStyles(zip) : new Set<number>();
   for (const sheet of sheets) {
     out.sheet(sheet.name);
-    readSheet(zip, sheet.path, strings, out);
+    grids?.sheet(sheet.name);
+    readSheet(zip, sheet.path, strings, { out, grids, dates });
   }
 }
