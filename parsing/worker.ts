@@ -3,6 +3,7 @@ import { databaseErrorSummary } from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { pollLoop } from '../core/poll-delay.ts';
 import type { DocumentParsingRepo, ParseJob, ParseOutcome } from '../db/repos/document-parsing.ts';
+import type { SheetGrid } from './grid.ts';
 import { DEFAULT_RUN_LIMITS, type ParseRun, type RunLimits, runParse } from './runner.ts';
 
 export interface ParseWorkerOptions {
@@ -21,6 +22,11 @@ export interface ParseWorkerOptions {
   maxAttempts?: number;
   /** The time and memory each parse's process may take. */
   limits?: RunLimits;
+  /** Turns a spreadsheet's typed grids into proposed data points, stored with the parse. */
+  propose?: (
+    documentId: string,
+    grids: readonly SheetGrid[],
+  ) => Promise<NonNullable<Extract<ParseOutcome, { state: 'completed' }>['proposals']>>;
 }
 
 export interface ParseWorker {
@@ -75,7 +81,16 @@ export function createParseWorker(options: ParseWorkerOptions): ParseWorker {
       await repo.release(job, { countAttempt: true });
       return false;
     }
-    return record(job, outcome);
+    if (outcome.state !== 'completed') return record(job, outcome);
+    const { grids, ...parsed } = outcome;
+    if (!grids || grids.length === 0 || !options.propose) return record(job, parsed);
+    try {
+      return record(job, { ...parsed, proposals: await options.propose(job.id, grids) });
+    } catch (err) {
+      // The text is what search needs; figures that could not be proposed do not cost it.
+      logger.warn('document figures not proposed', { document_id: job.id, ...databaseErrorSummary(err) });
+      return record(job, parsed);
+    }
   }
 
   async function runOnce(): Promise<string[]> {

@@ -16,6 +16,7 @@ import { smtpSender } from '../mail/transport.ts';
 import { createMailWorker } from '../mail/worker.ts';
 import { createParseWorker, idleWorker } from '../parsing/worker.ts';
 import { finishParse } from '../services/document-parsing.ts';
+import { createProposer } from '../services/extraction/propose.ts';
 import { informationReminders } from '../services/information-reminders.ts';
 import { createReminderPass } from '../services/reminders.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
@@ -167,6 +168,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         finish: (job, outcome, now) => finishParse(repos, job, outcome, now),
         clock,
         logger,
+        propose: createProposer(db),
         pollMs: config.documentParseIntervalSeconds * 1000,
         leaseMs: config.documentParseLeaseSeconds * 1000,
         limits: {

@@ -23,7 +23,7 @@ export function finishParse(repos: Repos, job: ParseJob, outcome: ParseOutcome, 
             id: job.id,
             company_id: doc.company_id,
             name: doc.name,
-            parse_state: outcome.state,
+            parse_state: doc.parse_state,
             parsed_at: at,
             parse_note: doc.parse_note,
             ...(outcome.state === 'completed'

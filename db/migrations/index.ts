@@ -19,6 +19,7 @@ import * as alerts from './022-alerts.ts';
 import * as searchStemming from './023-search-stemming.ts';
 import * as informationLoop from './024-information-loop.ts';
 import * as outboundMail from './025-outbound-mail.ts';
+import * as extractionProposals from './026-extraction-proposals.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '023-search-stemming': searchStemming,
   '024-information-loop': informationLoop,
   '025-outbound-mail': outboundMail,
+  '026-extraction-proposals': extractionProposals,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -28,12 +28,60 @@ export interface ParsedDocument {
   firm_id: string;
   company_id: string;
   name: string;
+  parse_state: string;
   parse_note: string | null;
 }
 
+/** A figure read from a spreadsheet, or a row that could not be mapped (`category_id` null). */
+export interface ProposalInsert {
+  sheet: string;
+  cell: string;
+  row_label: string;
+  category_id: string | null;
+  date: string | null;
+  cadence: string | null;
+  value: string | null;
+  currency: string | null;
+  kind: 'actual' | 'budget';
+  confidence: number;
+}
+
 export type ParseOutcome =
-  | { state: 'completed'; text: string; format: string; pages: number | null; cut?: string }
+  | {
+      state: 'completed';
+      text: string;
+      format: string;
+      pages: number | null;
+      cut?: string;
+      /** Figures read from a spreadsheet; with `review`, the document needs a person (needs-input). */
+      proposals?: { rows: ProposalInsert[]; review: string | undefined };
+    }
   | { state: 'not-parseable' | 'needs-input'; reason: string };
+
+/** Replaces a document's open proposals with those of its latest parse; settled ones stay. */
+async function storeProposals(
+  trx: Knex,
+  documentId: string,
+  rows: ProposalInsert[],
+  at: string,
+): Promise<void> {
+  const doc = (await trx('documents').where({ id: documentId }).first('firm_id', 'company_id')) as
+    | { firm_id: string; company_id: string }
+    | undefined;
+  if (!doc) return;
+  await trx('extraction_proposals').where({ document_id: documentId, status: 'proposed' }).delete();
+  const records = rows.map((row) => ({
+    id: newId(),
+    ...doc,
+    document_id: documentId,
+    ...row,
+    status: 'proposed',
+    created_at: at,
+  }));
+  // Inserted in slices: SQLite binds at most 32,766 values in one statement.
+  for (let i = 0; i < records.length; i += 500)
+    await trx('extraction_proposals').insert(records.slice(i, i + 500));
+}
 
 export interface ClaimOptions {
   now: Date;
@@ -338,17 +386,21 @@ export function documentParsingRepo(db: Knex) {
      * another worker took the job): nothing is written then.
      */
     async finish(job: ParseJob, outcome: ParseOutcome, at: string): Promise<ParsedDocument | undefined> {
+      const review = outcome.state === 'completed' ? outcome.proposals?.review : undefined;
       const updated = await db('documents')
         .where({ id: job.id, parse_claim: job.claim, parse_state: 'in-progress' })
         .update({
-          parse_state: outcome.state,
+          parse_state: review ? 'needs-input' : outcome.state,
           parsed_at: at,
           parse_claim: null,
           parse_claimed_until: null,
-          // A completed document's note says why its text was cut, if it was.
-          parse_note: (outcome.state === 'completed' ? outcome.cut : outcome.reason)?.slice(0, 255) ?? null,
+          // A completed document's note says why its text was cut, if it was; one needing input, why.
+          parse_note:
+            (review ?? (outcome.state === 'completed' ? outcome.cut : outcome.reason))?.slice(0, 255) ?? null,
         });
       if (updated !== 1) return undefined;
+      if (outcome.state === 'completed' && outcome.proposals)
+        await storeProposals(db, job.id, outcome.proposals.rows, at);
       await db('document_texts').where('document_id', job.id).delete();
       if (outcome.state === 'completed') {
         await db('document_texts').insert({
@@ -362,7 +414,7 @@ export function documentParsingRepo(db: Knex) {
       }
       return (await db('documents')
         .where({ id: job.id })
-        .first('firm_id', 'company_id', 'name', 'parse_note')) as ParsedDocument;
+        .first('firm_id', 'company_id', 'name', 'parse_state', 'parse_note')) as ParsedDocument;
     },
 
     /**

@@ -1,0 +1,81 @@
+import type { Knex } from 'knex';
+import type { ProposalInsert } from '../../db/repos/document-parsing.ts';
+import type { SheetGrid } from '../../parsing/grid.ts';
+import { extractFigures, HIGH_CONFIDENCE, type Target } from './tables.ts';
+
+/** What a parse's grids come to for its document: proposal rows, and why a person is needed, if one is. */
+export type Proposer = (
+  documentId: string,
+  grids: readonly SheetGrid[],
+) => Promise<{ rows: ProposalInsert[]; review: string | undefined }>;
+
+interface CategoryRow {
+  id: string;
+  name: string;
+  is_standard: boolean | number;
+}
+
+/**
+ * Proposes data points from a parsed spreadsheet in the company's calendar and currency, with its
+ * custom metrics and the labels it confirmed before; rows it cannot map are kept with no category.
+ */
+export function createProposer(db: Knex): Proposer {
+  return async (documentId, grids) => {
+    const doc = (await db('documents as d')
+      .join('companies as c', 'c.id', 'd.company_id')
+      .where('d.id', documentId)
+      .first('d.firm_id', 'd.company_id', 'c.fiscal_year_end', 'c.reporting_currency as currency')) as
+      | { firm_id: string; company_id: string; fiscal_year_end: string; currency: string | null }
+      | undefined;
+    if (!doc) return { rows: [], review: undefined };
+    const categories = (await db('metric_categories')
+      .where((q) => q.whereNull('firm_id').orWhere('firm_id', doc.firm_id))
+      .andWhere('is_archived', false)
+      .select('id', 'name', 'is_standard')) as CategoryRow[];
+    const labels = (await db('extraction_labels')
+      .where({ company_id: doc.company_id })
+      .select('label', 'category_id')) as { label: string; category_id: string }[];
+    const standard = new Map(categories.filter((c) => c.is_standard).map((c) => [c.name, c.id]));
+    const byId = new Set(categories.map((c) => c.id));
+    const result = extractFigures(grids, {
+      fyEndMonth: Number(doc.fiscal_year_end.slice(0, 2)) || 12,
+      currency: doc.currency,
+      customMetrics: categories.filter((c) => !c.is_standard).map((c) => ({ id: c.id, name: c.name })),
+      remembered: new Map(
+        labels
+          .filter((l) => byId.has(l.category_id))
+          .map((l) => [l.label, { custom_metric_id: l.category_id }]),
+      ),
+    });
+    const idOf = (target: Target) =>
+      'category' in target ? (standard.get(target.category) ?? null) : target.custom_metric_id;
+    const rows: ProposalInsert[] = result.proposals.map((p) => ({
+      sheet: p.sheet.slice(0, 255),
+      cell: p.cell,
+      row_label: p.row_label.slice(0, 255),
+      category_id: idOf(p.target),
+      date: p.date,
+      cadence: p.cadence,
+      value: p.value,
+      currency: p.currency,
+      kind: p.kind,
+      confidence: p.confidence,
+    }));
+    for (const u of result.unmapped)
+      rows.push({
+        sheet: u.sheet.slice(0, 255),
+        cell: `A${u.row}`,
+        row_label: u.label.slice(0, 255),
+        category_id: null,
+        date: null,
+        cadence: null,
+        value: null,
+        currency: null,
+        kind: 'actual',
+        confidence: 0,
+      });
+    const open = rows.filter((r) => r.category_id === null || r.confidence < HIGH_CONFIDENCE).length;
+    const review = open > 0 ? `${open} row${open === 1 ? '' : 's'} of figures need review` : undefined;
+    return { rows, review };
+  };
+}

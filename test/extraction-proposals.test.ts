@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { systemClock } from '../core/clock.ts';
+import { documentParsingRepo } from '../db/repos/document-parsing.ts';
+import { createRepos } from '../db/repos/index.ts';
+import { createParseWorker } from '../parsing/worker.ts';
+import { createLogger } from '../server/logger.ts';
+import { finishParse } from '../services/document-parsing.ts';
+import { createProposer } from '../services/extraction/propose.ts';
+import { dialects, type TestDb } from './helpers/db.ts';
+import { addDocument } from './helpers/documents.ts';
+import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { corpus } from './helpers/workbook-corpus.ts';
+
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+for (const dialect of dialects) {
+  describe(`proposals stored by the parse of a spreadsheet (${dialect.name}) @db`, function () {
+    this.timeout(60_000);
+    let t: TestDb;
+    let fx: Fixture;
+
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+    });
+    after(async () => {
+      await t?.drop();
+    });
+
+    async function parsed(file: string): Promise<string> {
+      const { content } = corpus().find((f) => f.file === file)!;
+      const id = await addDocument(fx.repos, {
+        company: fx.companies.acme,
+        firmId: fx.firmA.id,
+        name: file,
+        body: content,
+        contentType: XLSX_TYPE,
+      });
+      const worker = createParseWorker({
+        repo: documentParsingRepo(t.db),
+        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
+        clock: systemClock,
+        logger: createLogger('silent'),
+        pollMs: 50,
+        leaseMs: 60_000,
+        propose: createProposer(t.db),
+      });
+      while ((await worker.runOnce()).length > 0);
+      return id;
+    }
+
+    const proposalsOf = (id: string) =>
+      t
+        .db('extraction_proposals as p')
+        .leftJoin('metric_categories as c', 'c.id', 'p.category_id')
+        .where('p.document_id', id)
+        .orderBy(['p.sheet', 'p.cell'])
+        .select('c.name as category', 'p.cell', 'p.date', 'p.value', 'p.kind', 'p.status');
+
+    it('completes a workbook whose every row maps with high confidence, its figures proposed with their cells', async () => {
+      const id = await parsed('months-thousands-brackets.xlsx');
+      const doc = await t.db('documents').where({ id }).first('parse_state');
+      expect(doc.parse_state).to.equal('completed');
+      const rows = await proposalsOf(id);
+      expect(rows).to.have.length(12);
+      expect(rows.find((r) => r.cell === 'B6')).to.deep.include({
+        category: 'cost_of_goods_sold',
+        date: '2026-01-31',
+        value: '40000',
+        kind: 'actual',
+        status: 'proposed',
+      });
+    });
+
+    it('leaves a workbook with rows it cannot map in needs-input, those rows listed without a category', async () => {
+      const id = await parsed('three-tabs.xlsx');
+      const doc = await t.db('documents').where({ id }).first('parse_state', 'parse_note');
+      expect(doc).to.deep.equal({ parse_state: 'needs-input', parse_note: '3 rows of figures need review' });
+      const unmapped = (await proposalsOf(id)).filter((r) => r.category === null);
+      expect(unmapped.map((r) => r.cell)).to.have.members(['A4', 'A5', 'A7']);
+    });
+  });
+}
