@@ -2,7 +2,13 @@
 // or (once a day) for every rule and company. The firm's cursor row is locked for the whole pass, so
 // two nodes never evaluate one firm at once; each change of an alert appends its event in the same
 // transaction as the change.
+
+import type { ReadContext } from '../analytics/context.ts';
+import { loadPortfolio } from '../analytics/portfolio.ts';
+import { figuresOf } from '../analytics/screen.ts';
+import type { FigureName } from '../analytics/screen-figures.ts';
 import type { Clock } from '../core/clock.ts';
+import { utcDate } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Firm, Principal, User } from '../core/principal.ts';
 import { newId } from '../db/ids.ts';
@@ -10,11 +16,6 @@ import type { AlertRow, AlertRuleRow } from '../db/repos/alerts.ts';
 import type { EventRow } from '../db/repos/events.ts';
 import { inTransaction, type Repos } from '../db/repos/index.ts';
 import { type Recorded, type Recorder, record, SYSTEM_ACTOR } from '../services/changes.ts';
-import type { FigureName } from '../tools/analytics/company-figures.ts';
-import { loadPortfolio } from '../tools/analytics/portfolio.ts';
-import { figuresOf } from '../tools/analytics/screen-companies.ts';
-import type { ToolContext } from '../tools/context.ts';
-import { utcDate } from '../tools/schemas/dates.ts';
 import { conditionHolds, isScreenFigure, type RuleOp, thresholdValue } from './rules.ts';
 
 export const DAY_MS = 86_400_000;
@@ -86,7 +87,7 @@ function targetsOf(events: EventRow[]): Targets {
 }
 
 /** The service itself, seeing every company of the firm (with the cap-table permission, for its figures). */
-function systemContext(deps: EvaluatorDeps, firm: Firm): ToolContext {
+function systemContext(deps: EvaluatorDeps, firm: Firm): ReadContext {
   const user: User = {
     id: 'system',
     firm_id: firm.id,
@@ -110,19 +111,11 @@ function systemContext(deps: EvaluatorDeps, firm: Firm): ToolContext {
     scope: { firmId: firm.id, companyIds: null },
     scopes: ['read'],
   };
-  return {
-    principal,
-    repos: deps.repos,
-    clock: deps.clock,
-    logger: deps.logger,
-    requestId: 'alerts',
-    publicUrl: '',
-    documentStorageQuotaBytes: 0,
-  };
+  return { principal, repos: deps.repos, clock: deps.clock };
 }
 
 /** Each rule's companies: its list, its fund's or every company of the firm. */
-async function companiesOf(ctx: ToolContext, rules: AlertRuleRow[]): Promise<Map<string, string[]>> {
+async function companiesOf(ctx: ReadContext, rules: AlertRuleRow[]): Promise<Map<string, string[]>> {
   const scope = ctx.principal.scope;
   const all = (await ctx.repos.companies.all(scope, {})).map((c) => c.id);
   const known = new Set(all);
@@ -150,7 +143,7 @@ async function companiesOf(ctx: ToolContext, rules: AlertRuleRow[]): Promise<Map
 
 /** Every watched figure of these companies, by company then figure. */
 async function valuesOf(
-  ctx: ToolContext,
+  ctx: ReadContext,
   companyIds: string[],
   figures: Set<string>,
 ): Promise<Map<string, Map<string, string | null>>> {

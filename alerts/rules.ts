@@ -1,8 +1,9 @@
 // What an alert rule may watch and how its condition is checked. The figures are the screen's
 // (screen_companies), plus `stale` and `late_information_report`.
+
+import { FIGURE_NAMES, FIGURE_UNITS, type FigureName } from '../analytics/screen-figures.ts';
 import * as D from '../core/decimal.ts';
 import { thresholdValue } from '../services/alerts.ts';
-import { FIGURE_NAMES, FIGURE_UNITS, type FigureName } from '../tools/analytics/company-figures.ts';
 
 export const EXTRA_FIGURES = ['stale', 'late_information_report'] as const;
 export const RULE_FIGURES = [...FIGURE_NAMES, ...EXTRA_FIGURES] as [string, ...string[]];

@@ -1,15 +1,14 @@
 // get_budget_variance without a company: every visible company's variance in its latest period where
 // both the budget and the actuals are complete, ranked by variance %.
 import { z } from 'zod';
-import { endOfMonth } from '../../core/clock.ts';
-import * as D from '../../core/decimal.ts';
-import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
-import type { BudgetRow } from '../../db/repos/budgets.ts';
-import type { CompanyRow } from '../../db/repos/companies.ts';
-import { PERIOD_MONTHS, type PeriodUnit, type Rolled, rollUp } from '../analytics/periods.ts';
-import { convertAmount, monthText, ratesByCurrency, toCompanyData } from '../analytics/series.ts';
-import type { ToolContext } from '../context.ts';
-import { type ListResult, type PageInput, pageResult } from '../schemas/page.ts';
+import { endOfMonth } from '../core/clock.ts';
+import * as D from '../core/decimal.ts';
+import type { AnalyticsDatum, FxRateRow } from '../db/repos/analytics.ts';
+import type { BudgetRow } from '../db/repos/budgets.ts';
+import type { CompanyRow } from '../db/repos/companies.ts';
+import type { ReadContext } from './context.ts';
+import { PERIOD_MONTHS, type PeriodUnit, type Rolled, rollUp } from './periods.ts';
+import { convertAmount, monthText, ratesByCurrency, toCompanyData } from './series.ts';
 
 /** Categories where coming in above budget is the miss (spending), not below it. */
 const LOWER_IS_BETTER = new Set([
@@ -45,9 +44,9 @@ export const RankedVariance = z.object({
     .describe("The three in the firm's currency at the period-end rate."),
   reason: z.string().nullable().describe('Why variance is null; null otherwise.'),
 });
-type RankedVariance = z.infer<typeof RankedVariance>;
+export type RankedVariance = z.infer<typeof RankedVariance>;
 
-export interface RankInput extends PageInput {
+export interface RankInput {
   category: string;
   period: PeriodUnit;
   order: 'miss_first' | 'beat_first';
@@ -69,9 +68,9 @@ function byRule(a: BudgetRow, b: BudgetRow): number {
 }
 
 export async function rankVariance(
-  ctx: ToolContext,
+  ctx: ReadContext,
   input: RankInput,
-): Promise<ListResult<RankedVariance> & { firm_currency: string; miss_means: string; budget_rule: string }> {
+): Promise<{ rows: RankedVariance[]; firm_currency: string; miss_means: string; budget_rule: string }> {
   const { scope, firm } = ctx.principal;
   const preferred = firm.preferred_currency;
   const figures = (await ctx.repos.budgets.figures(scope, [input.category])).filter((f) => !f.archived);
@@ -120,14 +119,7 @@ export async function rankVariance(
     );
   });
   return {
-    ...pageResult(
-      input,
-      {
-        count: rows.length,
-        rows: rows.slice((input.page - 1) * input.per_page, input.page * input.per_page),
-      },
-      (r) => r,
-    ),
+    rows,
     firm_currency: preferred,
     miss_means: lowerIsBetter ? 'actual above budget' : 'actual below budget',
     budget_rule: BUDGET_RULE,

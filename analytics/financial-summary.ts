@@ -1,30 +1,32 @@
 // The figures of get_company_financial_summary, computed from one company's observations; the
 // portfolio tools use the same function so a figure means the same thing everywhere.
-import * as D from '../../core/decimal.ts';
-import type { Figure as FigureValue, LatestFigure as LatestValue, Period } from '../schemas/figure.ts';
+import * as D from '../core/decimal.ts';
+import type { Figure as FigureValue, LatestFigure as LatestValue, Period } from './figure.ts';
 import {
-  bucket,
-  type CompanyData,
-  chooseSeries,
   emptySource,
   figure,
   growth,
   latestFigure,
-  latestIn,
-  type Month,
   mergeSources,
-  monthText,
-  NO_COMPANY_DATA,
-  noDataBetween,
   nullFigure,
   nullLatest,
-  type Observation,
   percentOf,
-  period,
   sourceOf,
   type Trailing,
   trailingSum,
   ttmGrowth,
+} from './figures.ts';
+import {
+  bucket,
+  type CompanyData,
+  chooseSeries,
+  latestIn,
+  type Month,
+  monthText,
+  NO_COMPANY_DATA,
+  noDataBetween,
+  type Observation,
+  period,
   unitOf,
   withConverted,
 } from './series.ts';

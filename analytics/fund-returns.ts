@@ -13,8 +13,8 @@ import {
   toNumber,
   toText,
   ZERO,
-} from '../../core/decimal.ts';
-import { xirr } from '../../core/xirr.ts';
+} from '../core/decimal.ts';
+import { xirr } from '../core/xirr.ts';
 import type {
   FairValueOverride,
   FinancingRecord,
@@ -22,9 +22,9 @@ import type {
   ShareClassRecord,
   StoredMoney,
   TransactionRecord,
-} from '../../db/repos/cap-table.ts';
-import type { ToolContext } from '../context.ts';
-import { type DatedMoney, type MoneyConverter, moneyConverter } from '../schemas/money.ts';
+} from '../db/repos/cap-table.ts';
+import { type DatedMoney, type RateTable, rateTable } from '../services/rates.ts';
+import type { ReadContext } from './context.ts';
 
 // Fund returns from the cap table. Every flow is converted into the firm's currency at its own date;
 // the fair value is a final flow at the as-of date. Sums are exact decimals; only the IRR is a float.
@@ -124,7 +124,7 @@ const fmt = (d: Decimal): string => toText(d);
 
 /** Loads the cap table behind the returns and computes every visible (company, fund) position. */
 export async function loadReturns(
-  ctx: ToolContext,
+  ctx: ReadContext,
   filter: { companyIds?: string[]; fundIds?: string[]; asOf: string },
 ): Promise<ReturnsData> {
   const scope = ctx.principal.scope;
@@ -161,7 +161,7 @@ export async function loadReturns(
       if (p) amounts.push({ money: p, date: asOf });
     }
   }
-  const fx = await moneyConverter(ctx, amounts, { includeFxDetails: false });
+  const fx = await rateTable(ctx, amounts);
 
   const positions = new Map<string, Position>();
   const positionOf = (s: SecurityRecord): Position => {
@@ -335,7 +335,7 @@ function latestPrices(classes: readonly ShareClassRecord[], asOf: string): Map<s
 function companyFacts(
   financings: readonly FinancingRecord[],
   prices: Map<string, StoredMoney>,
-  fx: MoneyConverter,
+  fx: RateTable,
   asOf: string,
 ): Map<string, CompanyFacts> {
   const out = new Map<string, CompanyFacts>();

@@ -1,16 +1,11 @@
 // Calendar roll-ups of the series in series.ts: months, quarters or years, flows summed over the
 // period, stocks taken at its end. Shared by get_company_performance and get_budget_variance.
-import { z } from 'zod';
-import * as D from '../../core/decimal.ts';
+import * as D from '../core/decimal.ts';
 import { bucket, byCodeUnits, isStock, type Month, monthText, type Observation } from './series.ts';
 
 export const PERIOD_UNITS = ['month', 'quarter', 'year'] as const;
 export type PeriodUnit = (typeof PERIOD_UNITS)[number];
 export const PERIOD_MONTHS: Record<PeriodUnit, number> = { month: 1, quarter: 3, year: 12 };
-
-export function periodInput(description: string) {
-  return z.enum(PERIOD_UNITS).default('month').describe(description);
-}
 
 /** The period a budget figure covers: its month, quarter, half year or year (its date for a day or week). */
 export function figurePeriod(cadence: string, date: string): string {

@@ -4,9 +4,9 @@
 // are computed through are all as they were when it was made. Nothing here is the only copy of anything: a
 // node that has never seen the firm, or another node, computes the same figures from the rows.
 import type { Knex } from 'knex';
-import type { FxRateRow } from '../../db/repos/analytics.ts';
-import type { CompanyFigures } from './company-figures.ts';
+import type { FxRateRow } from '../db/repos/analytics.ts';
 import type { Summary } from './financial-summary.ts';
+import type { CompanyFigures } from './screen-figures.ts';
 import type { CompanyData, Month } from './series.ts';
 
 /** What one company contributes to every portfolio call, independent of the caller. */

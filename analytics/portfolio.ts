@@ -1,12 +1,12 @@
 // Portfolio-wide reads for the screen and overview tools: every visible company's summary figures from a
 // handful of set-based queries, computed by the same function as get_company_financial_summary.
-import { endOfMonth } from '../../core/clock.ts';
-import type { AnalyticsDatum, FxRateRow } from '../../db/repos/analytics.ts';
-import type { CompanyFilter, CompanyRow } from '../../db/repos/companies.ts';
-import type { ToolContext } from '../context.ts';
-import { InvalidInput, NotFound } from '../errors.ts';
-import { checkStatus } from '../schemas/company-status.ts';
-import type { Figure, PortfolioFigure } from '../schemas/figure.ts';
+import { endOfMonth } from '../core/clock.ts';
+import { InvalidInput, NotFound } from '../core/errors.ts';
+import type { AnalyticsDatum, FxRateRow } from '../db/repos/analytics.ts';
+import type { CompanyFilter, CompanyRow } from '../db/repos/companies.ts';
+import { checkStatus } from './company-status.ts';
+import type { ReadContext } from './context.ts';
+import type { Figure, PortfolioFigure } from './figure.ts';
 import { PORTFOLIO_LOOKBACK, SUMMARY_CATEGORIES, type Summary, summarize } from './financial-summary.ts';
 import {
   type CachedCompany,
@@ -57,7 +57,7 @@ export interface PortfolioFilter {
 }
 
 /** Rejects a fund, status or sector the caller cannot match, naming the valid ones. */
-async function checkFilter(ctx: ToolContext, filter: PortfolioFilter): Promise<void> {
+async function checkFilter(ctx: ReadContext, filter: PortfolioFilter): Promise<void> {
   const { scope, firm } = ctx.principal;
   if (filter.fund_id && !(await ctx.repos.funds.get(firm.id, filter.fund_id))) {
     throw new NotFound(`no fund with id ${filter.fund_id}; call list_funds for valid ids`);
@@ -78,7 +78,7 @@ async function checkFilter(ctx: ToolContext, filter: PortfolioFilter): Promise<v
  * inputs are reused from the per-node cache while its change events, the firm-wide ones, the firm's
  * currency, its FX rates and the current month are unchanged, and computed from the rows otherwise.
  */
-export async function loadPortfolio(ctx: ToolContext, filter: PortfolioFilter): Promise<Portfolio> {
+export async function loadPortfolio(ctx: ReadContext, filter: PortfolioFilter): Promise<Portfolio> {
   await checkFilter(ctx, filter);
   const { scope, firm } = ctx.principal;
   const preferred = firm.preferred_currency;

@@ -1,4 +1,4 @@
-import { readDecimal, toFixed } from '../../core/decimal.ts';
+import { readDecimal, toFixed } from '../core/decimal.ts';
 
 // The precision the return tools state: multiples to 4 decimals, fractions (IRR, ownership) to 6.
 export const MULTIPLE_PLACES = 4;

@@ -11,3 +11,8 @@ export const systemClock: Clock = { now: () => new Date() };
 export function endOfMonth(now: Date): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
 }
+
+/** Today's date in UTC, YYYY-MM-DD. */
+export function utcDate(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}

@@ -60,3 +60,8 @@ export interface Principal {
   /** The contact, for a principal of kind `contact`. */
   contact?: { id: string; name: string; email: string };
 }
+
+/** Whether the user may see and change cap-table positions (the cap_table permission). */
+export function mayEditCapTable(user: Pick<User, 'can_edit_cap_table' | 'role'>): boolean {
+  return user.can_edit_cap_table || user.role === 'admin';
+}

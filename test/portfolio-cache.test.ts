@@ -8,7 +8,7 @@ import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { api, startTestServer, TestClock } from './helpers/server.ts';
 
 // Imported as the server imports it (server/http.ts is loaded with import()), so both see one cache.
-const { cachedCompanies, clearPortfolioCache } = await import('../tools/analytics/portfolio-cache.ts');
+const { cachedCompanies, clearPortfolioCache } = await import('../analytics/portfolio-cache.ts');
 
 const T = '2025-01-05T00:00:00.000Z';
 const stocks = new Set(STANDARD_CATEGORIES.filter((c) => c.pointInTime).map((c) => c.name));

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { OAuthScope, Principal, User } from '../core/principal.ts';
+import { mayEditCapTable, type OAuthScope, type Principal, type User } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool, Permission } from './define.ts';
 import {
@@ -40,7 +40,7 @@ export function inputError(error: z.ZodError, rename: (field: string) => string 
 const permissionChecks: Record<Permission, (user: User) => string | null> = {
   documents: (user) => (user.can_view_documents ? null : 'your account does not have access to documents'),
   cap_table: (user) =>
-    user.can_edit_cap_table || user.role === 'admin'
+    mayEditCapTable(user)
       ? null
       : 'your account may not add cap table data; ask a firm admin for the cap-table permission',
   edit_metrics: (user) => (user.role === 'viewer' ? 'changing metrics needs the editor or admin role' : null),

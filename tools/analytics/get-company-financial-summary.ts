@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
-import { Figure, LatestFigure, Period } from '../schemas/figure.ts';
+import { Figure, LatestFigure, Period } from '../../analytics/figure.ts';
 import {
   SUMMARY_CATEGORIES,
   SUMMARY_KEYS,
@@ -8,8 +7,10 @@ import {
   summarize,
   summaryFrom,
   withConvertedMoney,
-} from './financial-summary.ts';
-import { companyIdInput, conversionOf, conversionOutput, loadCompanyData, monthsInput } from './series.ts';
+} from '../../analytics/financial-summary.ts';
+import { loadCompanyData } from '../../analytics/series.ts';
+import { defineTool, readOnly } from '../define.ts';
+import { companyIdInput, conversionOf, conversionOutput, monthsInput } from '../schemas/analytics.ts';
 
 const DEFINITIONS =
   'As of `as_of_month`, the latest month with data. latest: the newest value of each category in the ' +

@@ -1,49 +1,53 @@
 import { z } from 'zod';
-import * as D from '../../core/decimal.ts';
-import { defineTool, readOnly } from '../define.ts';
-import { Figure, LatestFigure, Period, Unit } from '../schemas/figure.ts';
-import { VIEWS } from '../views.ts';
+import { Figure, LatestFigure, Period, Unit } from '../../analytics/figure.ts';
+import {
+  badBase,
+  emptySource,
+  figure,
+  growth,
+  latestFigure,
+  nullFigure,
+  nullLatest,
+  observedText,
+  percentChange,
+  sourceOf,
+  ttmGrowth,
+} from '../../analytics/figures.ts';
 import {
   marginRollUp,
   PERIOD_MONTHS,
   type PeriodUnit,
-  periodInput,
   periodStart,
   type Rolled,
   rollUp,
-} from './periods.ts';
+} from '../../analytics/periods.ts';
 import {
-  badBase,
   type Chosen,
   chooseSeries,
-  companyIdInput,
-  conversionOf,
-  conversionOutput,
   convertAmount,
-  emptySource,
-  figure,
-  growth,
   isStock,
-  latestFigure,
   latestIn,
   loadCompanyData,
   type Month,
   monthRange,
-  monthsInput,
   monthText,
   NO_COMPANY_DATA,
   noDataBetween,
-  nullFigure,
-  nullLatest,
   type Observation,
-  observedText,
-  percentChange,
   period,
-  sourceOf,
-  ttmGrowth,
   unitOf,
   withConverted,
-} from './series.ts';
+} from '../../analytics/series.ts';
+import * as D from '../../core/decimal.ts';
+import { defineTool, readOnly } from '../define.ts';
+import {
+  companyIdInput,
+  conversionOf,
+  conversionOutput,
+  monthsInput,
+  periodInput,
+} from '../schemas/analytics.ts';
+import { VIEWS } from '../views.ts';
 
 const CATEGORIES = [
   'revenue',

@@ -1,10 +1,15 @@
 import { z } from 'zod';
+import type { Figure } from '../../analytics/figure.ts';
+import {
+  loadPortfolio,
+  type PortfolioCompany,
+  portfolioFigure,
+  STALE_AFTER_MONTHS,
+} from '../../analytics/portfolio.ts';
+import { monthText } from '../../analytics/series.ts';
 import * as D from '../../core/decimal.ts';
 import { Table, toTable } from '../concise.ts';
 import { defineTool, readOnly } from '../define.ts';
-import type { Figure } from '../schemas/figure.ts';
-import { loadPortfolio, type PortfolioCompany, portfolioFigure, STALE_AFTER_MONTHS } from './portfolio.ts';
-import { monthText } from './series.ts';
 
 const RUNWAY_ALERT_MONTHS = 12;
 

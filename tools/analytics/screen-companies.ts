@@ -1,28 +1,22 @@
 import { z } from 'zod';
+import { loadPortfolio, type PortfolioCompany, STALE_AFTER_MONTHS } from '../../analytics/portfolio.ts';
+import { figuresOf } from '../../analytics/screen.ts';
+import {
+  BUDGET_FIGURES,
+  type CompanyFigures,
+  FIGURE_NAMES,
+  type FigureName,
+  OWN_CURRENCY_GROWTH,
+} from '../../analytics/screen-figures.ts';
+import { monthText } from '../../analytics/series.ts';
 import * as D from '../../core/decimal.ts';
-import { getInvestmentMetrics } from '../cap-table/get-investment-metrics.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
-import { requirePermission } from '../run.ts';
 import { statusInput } from '../schemas/company-status.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
-import { utcDate } from '../schemas/dates.ts';
 import { listOf, MAX_PER_PAGE } from '../schemas/page.ts';
 import { VIEWS } from '../views.ts';
-import {
-  BUDGET_FIGURES,
-  type BudgetRevenue,
-  type CompanyFigures,
-  companyFigures,
-  FIGURE_NAMES,
-  type FigureName,
-  INVESTMENT_FIGURES,
-  type Investment,
-  OWN_CURRENCY_GROWTH,
-} from './company-figures.ts';
-import { loadPortfolio, type PortfolioCompany, STALE_AFTER_MONTHS } from './portfolio.ts';
-import { monthText } from './series.ts';
 
 const DEFAULT_COLUMNS: FigureName[] = ['arr', 'arr_growth_yoy', 'revenue_ttm', 'runway_months'];
 const OPS = {
@@ -187,70 +181,6 @@ export const screenCompanies = defineTool({
     };
   },
 });
-
-export type Loaded = Awaited<ReturnType<typeof loadPortfolio>>;
-
-/**
- * Every company's figures, loading the budget and cap-table data only when a chosen figure needs them
- * (also what alert rules are evaluated on).
- */
-export async function figuresOf(
-  ctx: ToolContext,
-  companies: PortfolioCompany[],
-  needed: Set<FigureName>,
-  fundId: string | undefined,
-  portfolio: Loaded,
-): Promise<CompanyFigures[]> {
-  const ids = companies.map((c) => c.company.id);
-  const asOfDate = utcDate(ctx.clock.now());
-  const wants = (list: readonly FigureName[]) => list.some((f) => needed.has(f));
-  let budgets: Map<string, BudgetRevenue> | undefined;
-  if (wants(BUDGET_FIGURES) && ids.length > 0) {
-    budgets = await ctx.repos.analytics.latestBudgetFigures(ctx.principal.scope, ids, 'revenue');
-  }
-  let investments: Map<string, Investment> | undefined;
-  let withheld: string | null = null;
-  if (wants(INVESTMENT_FIGURES)) {
-    investments = new Map();
-    if (ids.length > 0) {
-      const { metrics } = await getInvestmentMetrics.handler(ctx, {
-        company_ids: ids,
-        fund_ids: fundId ? [fundId] : undefined,
-        as_of_date: asOfDate,
-      } as Parameters<typeof getInvestmentMetrics.handler>[1]);
-      for (const m of metrics) investments.set(m.company_id, m);
-    }
-    try {
-      requirePermission('cap_table', ctx.principal.user);
-    } catch {
-      withheld = 'ownership, MOIC and fair value need the cap-table permission';
-    }
-  }
-  // Without budget or cap-table data a company's figures depend only on what its cache entry is kept for.
-  if (!budgets && !investments) {
-    return companies.map(
-      (c) =>
-        (c.computed.figures ??= companyFigures(
-          { portfolio: c, asOfDate, positionsWithheld: withheld },
-          portfolio.preferred,
-          portfolio.rates,
-        )),
-    );
-  }
-  return companies.map((c) =>
-    companyFigures(
-      {
-        portfolio: c,
-        budget: budgets ? (budgets.get(c.company.id) ?? null) : undefined,
-        investment: investments ? (investments.get(c.company.id) ?? null) : undefined,
-        positionsWithheld: withheld,
-        asOfDate,
-      },
-      portfolio.preferred,
-      portfolio.rates,
-    ),
-  );
-}
 
 function passes(value: string | null, op: keyof typeof OPS, bound: number): boolean {
   if (value === null) return false;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { BUDGET_RULE, RankedVariance, rankVariance } from '../../analytics/budget-variance.ts';
+import { figurePeriod, flowActual } from '../../analytics/periods.ts';
 import {
   normaliseCategoryName,
   STANDARD_CATEGORIES,
@@ -7,13 +9,12 @@ import {
 } from '../../core/categories.ts';
 import { abs, div, fromInteger, mul, readDecimal, sign, sub, toFixed, toText } from '../../core/decimal.ts';
 import type { AnalyticsDatum } from '../../db/repos/analytics.ts';
-import { figurePeriod, flowActual, periodInput } from '../analytics/periods.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
+import { periodInput } from '../schemas/analytics.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { isoDateField } from '../schemas/dates.ts';
-import { listOf, pageFields } from '../schemas/page.ts';
-import { BUDGET_RULE, RankedVariance, rankVariance } from './rank-variance.ts';
+import { listOf, pageFields, pageResult } from '../schemas/page.ts';
 
 const VarianceRow = z.object({
   category: z.string(),
@@ -136,9 +137,10 @@ export const getBudgetVariance = defineTool({
           throw InvalidInput.field(field, 'needs company_id; the ranking uses each latest period');
       const category = categories.length === 1 ? categories[0]! : 'revenue';
       const ranked = await rankVariance(ctx, { ...input, category });
-      const { firm_currency, miss_means, budget_rule, ...page } = ranked;
+      const { firm_currency, miss_means, budget_rule, rows } = ranked;
+      const slice = rows.slice((input.page - 1) * input.per_page, input.page * input.per_page);
       return {
-        ...page,
+        ...pageResult(input, { count: rows.length, rows: slice }, (r) => r),
         company_id: null,
         company_name: null,
         budget_id: null,

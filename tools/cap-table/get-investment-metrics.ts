@@ -1,20 +1,9 @@
 import { z } from 'zod';
-import { add, readDecimal, toNumber, ZERO } from '../../core/decimal.ts';
-import type { StoredMoney } from '../../db/repos/cap-table.ts';
+import { CashFlow, METHOD } from '../../analytics/fund-returns.ts';
+import { investmentMetrics } from '../../analytics/investment-metrics.ts';
+import { utcDate } from '../../core/clock.ts';
 import { Table, toTable } from '../concise.ts';
 import { defineTool, readOnly } from '../define.ts';
-import { roundFraction, roundMultiple } from '../funds/precision.ts';
-import {
-  CashFlow,
-  loadReturns,
-  METHOD,
-  ownership,
-  type Position,
-  summarise,
-  totalShares,
-} from '../funds/returns.ts';
-import { utcDate } from '../schemas/dates.ts';
-import { moneyConverter } from '../schemas/money.ts';
 import { filterObject, listFilter } from './shared.ts';
 
 const CompanyMetrics = z.object({
@@ -53,24 +42,6 @@ const CompanyMetrics = z.object({
   notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
   cash_flows: z.array(CashFlow).describe('Dated flows behind the figures, the fair value last.'),
 });
-
-/** The sum over the funds of each one's ownership override, else its shares over the fully diluted shares. */
-function companyOwnership(
-  positions: readonly Position[],
-  fullyDiluted: string | null,
-  overrides: ReadonlyMap<string, string>,
-): number | null {
-  let stated = ZERO;
-  const computed: Position[] = [];
-  for (const p of positions) {
-    const override = overrides.get(`${p.companyId}\u0000${p.fundId}`);
-    if (override === undefined) computed.push(p);
-    else stated = add(stated, readDecimal(override)!);
-  }
-  if (computed.length === 0) return toNumber(stated);
-  const rest = ownership(totalShares(computed), fullyDiluted);
-  return rest === null ? null : toNumber(stated) + rest;
-}
 
 const SORT_FIELDS = ['fair_value', 'moic', 'irr', 'investment_amount', 'ownership'] as const;
 type Metrics = z.input<typeof CompanyMetrics>;
@@ -129,54 +100,10 @@ export const getInvestmentMetrics = defineTool({
   conciseOutput: z.object({ cash_flow_table: Table }),
   async handler(ctx, input) {
     const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
-    const data = await loadReturns(ctx, {
+    const metrics = await investmentMetrics(ctx, {
       companyIds: input.company_ids && [...input.company_ids],
       fundIds: listFilter(input.fund_ids),
       asOf,
-    });
-    const overrideFilter = { companyIds: input.company_ids && [...input.company_ids], onOrBefore: asOf };
-    const [ownerships, valuations] = await Promise.all([
-      ctx.repos.capTable.ownershipOverrides(ctx.principal.scope, overrideFilter),
-      ctx.repos.capTable.postMoneyOverrides(ctx.principal.scope, overrideFilter),
-    ]);
-    // Oldest first, so the latest on or before as_of_date wins.
-    const ownershipOf = new Map(
-      ownerships.map((o) => [`${o.company_id}\u0000${o.fund_id}`, o.ownership_percentage]),
-    );
-    const postMoneyOf = new Map(valuations.map((v) => [v.company_id, v.post_money_valuation]));
-    const fx = await moneyConverter(
-      ctx,
-      [...postMoneyOf.values()].map((money) => ({ money, date: asOf })),
-      { includeFxDetails: false },
-    );
-    const byCompany = new Map<string, typeof data.positions>();
-    for (const p of data.positions) byCompany.set(p.companyId, [...(byCompany.get(p.companyId) ?? []), p]);
-    const postMoney = (money: StoredMoney | undefined) => (money ? fx.convertedValue(money, asOf) : null);
-    const metrics = [...byCompany.values()].map((positions) => {
-      const first = positions[0]!;
-      const s = summarise(positions, data.currency);
-      const facts = data.facts.get(first.companyId);
-      const shares = totalShares(positions);
-      return {
-        company_id: first.companyId,
-        company_name: first.companyName,
-        as_of_date: asOf,
-        currency: s.currency,
-        irr: roundFraction(s.irr),
-        irr_note: s.irr_note,
-        moic: roundMultiple(s.moic),
-        fair_value: s.fair_value,
-        investment_amount: s.investment_amount,
-        realized_value: s.realized_value,
-        ownership: roundFraction(companyOwnership(positions, facts?.fullyDilutedShares ?? null, ownershipOf)),
-        total_shares_owned: shares,
-        pre_money_valuation: facts?.preMoney ?? null,
-        post_money_valuation: postMoney(postMoneyOf.get(first.companyId)) ?? facts?.postMoney ?? null,
-        fully_diluted_shares: facts?.fullyDilutedShares ?? null,
-        latest_price_per_share: facts?.latestPrice ?? null,
-        notes: s.notes,
-        cash_flows: s.cash_flows,
-      };
     });
     const sorted = input.sort_by ? sortMetrics(metrics, input.sort_by, input.sort_order) : metrics;
     return { as_of_date: asOf, metrics: input.limit ? sorted.slice(0, input.limit) : sorted };

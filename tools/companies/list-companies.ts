@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { checkStatus } from '../../analytics/company-status.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { Company, toCompany } from '../schemas/company.ts';
-import { checkStatus, statusInput } from '../schemas/company-status.ts';
+import { statusInput } from '../schemas/company-status.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 export const listCompanies = defineTool({

@@ -1,12 +1,12 @@
 import { z } from 'zod';
+import { CashFlow, loadReturns, type Position, summarise } from '../../analytics/fund-returns.ts';
+import { roundFraction, roundMultiple } from '../../analytics/precision.ts';
+import { utcDate } from '../../core/clock.ts';
 import { compare } from '../../core/decimal.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { utcDate } from '../schemas/dates.ts';
 import { pageFields } from '../schemas/page.ts';
 import { VIEWS } from '../views.ts';
-import { roundFraction, roundMultiple } from './precision.ts';
-import { CashFlow, loadReturns, type Position, summarise } from './returns.ts';
 
 const ratio = (what: string) =>
   z.string().nullable().describe(`${what}, 4 decimals; null with nothing paid in.`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { utcDate } from '../../core/clock.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { utcDate } from '../schemas/dates.ts';
 import { InformationReportDetail, toInformationReportDetail } from '../schemas/information.ts';
 
 export const reportId = z.string().min(1).describe('Information report id (list_information_reports).');

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { utcDate } from '../../core/clock.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
-import { utcDate } from '../schemas/dates.ts';
 import {
   InformationReport,
   REPORT_STATUSES,

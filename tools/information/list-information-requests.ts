@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { utcDate } from '../../core/clock.ts';
 import { defineTool, readOnly } from '../define.ts';
-import { utcDate } from '../schemas/dates.ts';
 import { InformationRequest, REQUEST_STATUSES, toInformationRequest } from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 

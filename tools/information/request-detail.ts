@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { utcDate } from '../../core/clock.ts';
 import type { ToolContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
-import { utcDate } from '../schemas/dates.ts';
 import { InformationRequest, toInformationRequest } from '../schemas/information.ts';
 
 /** One request as its own routes answer it: the list's item, with the companies it asks. */

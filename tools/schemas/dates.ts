@@ -12,11 +12,6 @@ export function nextDay(date: string): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** Today's date in UTC, YYYY-MM-DD. */
-export function utcDate(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
 /** A refinement for inputs with `from_date` and `to_date`: from after to is an error on from_date. */
 export function checkDateRange(input: { from_date?: string; to_date?: string }, ctx: z.RefinementCtx): void {
   if (input.from_date && input.to_date && input.from_date > input.to_date) {
