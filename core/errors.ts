@@ -19,7 +19,7 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'internal';
 
-/** Errors a tool throws once; `rest/` maps them to problem+json and `tools/mcp.ts` to `isError`. */
+/** Errors a tool throws once; `rest/` maps them to problem+json and `mcp/server.ts` to `isError`. */
 export class ToolError extends Error {
   constructor(
     readonly status: number,

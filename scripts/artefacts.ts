@@ -1,7 +1,8 @@
 // The artefacts derived from the code: the OpenAPI document, the README's tool table and the tool snapshot.
+
+import { describeTool, mcpTools } from '../mcp/server.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { routes } from '../rest/routes.ts';
-import { describeTool, mcpTools } from '../tools/mcp.ts';
 
 interface PropertySchema {
   type?: string | string[];

@@ -25,6 +25,8 @@ const sourceDirs = [
   'server',
   'rest',
   'auth',
+  'analytics',
+  'mcp',
   'tools',
   'services',
   'db',

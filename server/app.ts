@@ -378,9 +378,9 @@ function methodNotAllowed(app: express.Express, path: string, methods: string[],
 }
 
 /** The MCP server (the SDK and the tool catalogue) is loaded by the first /mcp request, not at start-up. */
-let mcpModule: Promise<typeof import('../tools/mcp.ts')> | undefined;
+let mcpModule: Promise<typeof import('../mcp/server.ts')> | undefined;
 const loadMcp = () => {
-  mcpModule ??= import('../tools/mcp.ts');
+  mcpModule ??= import('../mcp/server.ts');
   return mcpModule;
 };
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { z } from 'zod';
+import { mcpTools } from '../mcp/server.ts';
 import type { Route } from '../rest/adapter.ts';
 import { routes } from '../rest/routes.ts';
 import type { RunningServer } from '../server/http.ts';
 import type { AnyTool } from '../tools/define.ts';
-import { mcpTools } from '../tools/mcp.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 import {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
+import { mcpTools } from '../mcp/server.ts';
 import type { Route } from '../rest/adapter.ts';
 import { routes } from '../rest/routes.ts';
 import type { RunningServer } from '../server/http.ts';
 import type { ToolContext } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { ToolError } from '../tools/errors.ts';
-import { mcpTools } from '../tools/mcp.ts';
 import { checkPermission } from '../tools/run.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import type { FixtureUser } from './helpers/fixture.ts';

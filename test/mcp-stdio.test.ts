@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'chai';
 import { seedDemo } from '../db/seeds/demo.ts';
-import { mcpTools } from '../tools/mcp.ts';
+import { mcpTools } from '../mcp/server.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 
 const cli = fileURLToPath(new URL('../cli/portfolio.mjs', import.meta.url));

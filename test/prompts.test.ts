@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
+import { mcpTools } from '../mcp/server.ts';
 import type { RunningServer } from '../server/http.ts';
-import { mcpTools } from '../tools/mcp.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';

@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { seedDemo } from '../db/seeds/demo.ts';
+import { mcpTools } from '../mcp/server.ts';
 import type { RunningServer } from '../server/http.ts';
-import { mcpTools } from '../tools/mcp.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { type DemoIds, demoIds, resultChars, typicalInputsOf } from './helpers/demo-reads.ts';
 import { mcpClient } from './helpers/mcp.ts';

@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { suggestCategory } from '../core/categories.ts';
+import { mcpTools } from '../mcp/server.ts';
 import type { RunningServer } from '../server/http.ts';
 import { publicOrigins } from '../server/mcp-origin.ts';
-import { mcpTools } from '../tools/mcp.ts';
 import { insertDatum } from './helpers/datums.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { describeTool, mcpTools } from '../mcp/server.ts';
 import { toolSnapshot } from '../scripts/artefacts.ts';
-import { describeTool, mcpTools } from '../tools/mcp.ts';
 import { registry } from '../tools/registry.ts';
 
 interface Schema {

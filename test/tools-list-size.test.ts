@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
+import { compactSchema } from '../mcp/json-schema.ts';
 import type { RunningServer } from '../server/http.ts';
-import { compactSchema } from '../tools/json-schema.ts';
 import { domains, toolByName } from '../tools/registry.ts';
 import { READ_TOOLSETS } from '../tools/toolsets.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';

@@ -13,7 +13,7 @@ export const mcpCommand = defineCommand({
   async run(ctx, args) {
     if (!args.flag('stdio')) throw new UsageError('only --stdio is supported');
     // Loaded here, not with the command table: the MCP SDK would slow every other command down.
-    const { serveMcpStdio } = await import('../../tools/mcp.ts');
+    const { serveMcpStdio } = await import('../../mcp/server.ts');
     const principal = await principalForEmail(ctx.repos, args.need('user'));
     // stdout carries the protocol; logs go to stderr.
     const logger = createLogger(ctx.config.logLevel === 'info' ? 'warn' : ctx.config.logLevel);

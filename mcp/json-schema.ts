@@ -260,7 +260,7 @@ function flattenUnion(node: JsonObject): JsonObject {
 
 /**
  * An input schema as strict clients take it: every union flat (see `flattenUnion`) and every object
- * closed with `additionalProperties: false` (MCP calls refuse unknown fields, see tools/strict-input.ts).
+ * closed with `additionalProperties: false` (MCP calls refuse unknown fields, see mcp/strict-input.ts).
  */
 function strictInput(node: Json): Json {
   if (Array.isArray(node)) return node.map(strictInput);

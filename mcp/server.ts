@@ -19,19 +19,19 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { z } from 'zod';
 import { BoundedMap } from '../core/bounded-map.ts';
 import type { OAuthScope, Principal } from '../core/principal.ts';
-import { mcpInput, mcpOutput, present, splitFormat } from './concise.ts';
-import type { ToolContext } from './context.ts';
-import type { AnyTool } from './define.ts';
-import { ToolError } from './errors.ts';
+import { mcpInput, mcpOutput, present, splitFormat } from '../tools/concise.ts';
+import type { ToolContext } from '../tools/context.ts';
+import type { AnyTool } from '../tools/define.ts';
+import { ToolError } from '../tools/errors.ts';
+import { inToolsets, registry, toolByName } from '../tools/registry.ts';
+import { allowsTool, checkScope, runTool } from '../tools/run.ts';
+import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
+import { DEFAULT_TOOLSETS, type Toolset } from '../tools/toolsets.ts';
+import { boundResult } from '../tools/truncate.ts';
+import { listViews, readView } from '../tools/views.ts';
 import { compactSchema } from './json-schema.ts';
 import { prompts } from './prompts/index.ts';
-import { inToolsets, registry, toolByName } from './registry.ts';
-import { allowsTool, checkScope, runTool } from './run.ts';
-import { MAX_PER_PAGE } from './schemas/page.ts';
 import { closeObjects } from './strict-input.ts';
-import { DEFAULT_TOOLSETS, type Toolset } from './toolsets.ts';
-import { boundResult } from './truncate.ts';
-import { listViews, readView } from './views.ts';
 
 export const SERVER_INFO = { name: 'portfolio-data-service', version: '0.1.0' };
 
