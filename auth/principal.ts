@@ -1,5 +1,6 @@
 import { BoundedMap } from '../core/bounded-map.ts';
 import type { Clock } from '../core/clock.ts';
+import { Unauthenticated } from '../core/errors.ts';
 import {
   ALL_SCOPES,
   type Firm,
@@ -12,7 +13,6 @@ import { tokenHash } from '../core/secrets.ts';
 import type { Repos } from '../db/repos/index.ts';
 import type { McpGrantRow } from '../db/repos/mcp-auth.ts';
 import type { AccessTokenRow, Audience } from '../db/repos/tokens.ts';
-import { Unauthenticated } from '../tools/errors.ts';
 
 /**
  * An RFC 6750 challenge: `Bearer <first>`, plus the error and its description when a token was bad.

@@ -5,8 +5,8 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from 'rate-limiter-flexible';
+import { ToolError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
-import { ToolError } from '../tools/errors.ts';
 
 export class RateLimited extends ToolError {
   constructor(

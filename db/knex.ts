@@ -8,9 +8,7 @@ import { ImmediateSqliteClient } from './sqlite-client.ts';
 
 export type Db = Knex;
 
-export function isPostgres(db: Knex): boolean {
-  return db.client.dialect === 'postgresql';
-}
+export { isPostgres } from './dialect.ts';
 
 /** Connections of each PostgreSQL pool (knex's, and the prepared reads' own). */
 const PG_POOL = 10;

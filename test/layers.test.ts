@@ -1,76 +1,104 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { cruise, type IViolation } from 'dependency-cruiser';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const config = createRequire(import.meta.url)(join(root, '.dependency-cruiser.cjs'));
+const folders = readdirSync(root, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !['node_modules', 'dist'].includes(e.name))
+  .map((e) => e.name);
 
-/** The layers a layer must never import from: server/cli → rest/auth → tools → services → mail, db → core. */
-const forbidden: Record<string, readonly string[]> = {
-  core: ['db', 'services', 'tools', 'auth', 'rest', 'server', 'cli'],
-  db: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
-  services: ['tools', 'auth', 'rest', 'server', 'cli'],
-  tools: ['auth', 'rest', 'server', 'cli'],
-  parsing: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
-  // Outbound mail (templates, sending, the worker) sits beside the database layer; services queue it.
-  mail: ['services', 'tools', 'auth', 'rest', 'server', 'cli'],
-  // The MCP Apps views run in the host's browser and reach the service only through the host.
-  views: ['core', 'db', 'services', 'tools', 'auth', 'rest', 'server', 'cli', 'parsing'],
-};
-
-function sources(dir: string): string[] {
-  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sources(path);
-    return /\.(ts|mjs)$/.test(e.name) ? [path] : [];
+/** The rules the layers config breaks in `dirs` under `baseDir`, as "rule: from → to". */
+async function violations(baseDir: string, dirs: string[]): Promise<string[]> {
+  const result = await cruise(dirs, {
+    baseDir,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden },
+    ...config.options,
   });
+  if (typeof result.output === 'string') throw new Error('expected a cruise result');
+  return result.output.summary.violations.map(
+    (v: IViolation) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.length} steps)` : ''}`,
+  );
 }
 
-/** The top-level folder each relative import of a file resolves to. */
-function importedLayers(file: string): { spec: string; layer: string }[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
-  return specs.map((spec) => {
-    const target = relative(root, normalize(join(root, dirname(file), spec)));
-    return { spec, layer: target.split(/[\\/]/)[0]! };
-  });
-}
-
-describe('layering', () => {
-  for (const [layer, banned] of Object.entries(forbidden)) {
-    it(`nothing in ${layer}/ imports from ${banned.join(', ')}`, () => {
-      const offences = sources(layer).flatMap((file) =>
-        importedLayers(file)
-          .filter((i) => banned.includes(i.layer))
-          .map((i) => `${file} imports ${i.spec}`),
-      );
-      expect(offences).to.deep.equal([]);
-    });
+/** A throwaway tree of files, so a rule can be shown to fail without product code that breaks it. */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
   }
+  return dir;
+}
 
-  it('nothing in tools/ imports the MCP SDK server (mcp/ is the adapter)', () => {
-    const offenders = sources('tools').filter((file) =>
-      /from '@modelcontextprotocol\/sdk\/server/.test(readFileSync(join(root, file), 'utf8')),
+async function fixtureViolations(files: Record<string, string>): Promise<string[]> {
+  const dir = tree(files);
+  try {
+    return await violations(dir, [...new Set(Object.keys(files).map((f) => f.split('/')[0]!))]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('layering', function () {
+  this.timeout(180_000);
+
+  it('every top-level folder has its row in the allowed-dependency matrix', () => {
+    const ruled = new Set<string>(
+      config.forbidden.map((r: { name: string }) => r.name.replace(/-imports$/, '')),
     );
-    expect(offenders).to.deep.equal([]);
+    expect(folders.filter((f) => f !== 'test' && !ruled.has(f))).to.deep.equal([]);
   });
 
-  it('no domain service imports express or the MCP SDK', () => {
-    const offenders = sources('services').filter((file) =>
-      /from '(express|@modelcontextprotocol\/sdk[^']*)'/.test(readFileSync(join(root, file), 'utf8')),
-    );
-    expect(offenders).to.deep.equal([]);
+  it('the imports of the product, the tests, the scripts and the benches follow the matrix, with no circle', async () => {
+    expect(await violations(root, folders)).to.deep.equal([]);
   });
 
-  it('the tools reach the database for writes only through the services (no change log written by a tool)', () => {
-    const offenders = sources('tools').filter((file) =>
-      /\.changeLog\.record\(|\.events\.append\(/.test(readFileSync(join(root, file), 'utf8')),
-    );
-    expect(offenders).to.deep.equal([]);
+  it('refuses a tool that imports a repository write module or the change log', async () => {
+    const found = await fixtureViolations({
+      'tools/bad.ts': "import { record } from '../db/repos/change-log.ts';\nexport const x = record;\n",
+      'db/repos/change-log.ts': 'export const record = 1;\n',
+    });
+    expect(found).to.deep.equal(['tools-no-repository-writes: tools/bad.ts → db/repos/change-log.ts']);
   });
 
-  it('the scan resolves imports to their layer (server/app.ts reaches rest/ and tools/)', () => {
-    const layers = importedLayers(join('server', 'app.ts')).map((i) => i.layer);
-    expect(layers).to.include.members(['rest', 'tools']);
+  it('refuses an upward import from a folder the old scan had no rule for', async () => {
+    const found = await fixtureViolations({
+      'alerts/bad.ts': "import { t } from '../tools/t.ts';\nexport const x = t;\n",
+      'tools/t.ts': 'export const t = 1;\n',
+    });
+    expect(found).to.deep.equal(['alerts-imports: alerts/bad.ts → tools/t.ts']);
+  });
+
+  it('refuses an import that climbs through a third folder', async () => {
+    const found = await fixtureViolations({
+      'analytics/bad.ts': "import { w } from '../webhooks/w.ts';\nexport const x = w;\n",
+      'webhooks/w.ts': "import { t } from '../tools/t.ts';\nexport const w = t;\n",
+      'tools/t.ts': 'export const t = 1;\n',
+    });
+    expect(found).to.have.members([
+      'analytics-imports: analytics/bad.ts → webhooks/w.ts',
+      'webhooks-imports: webhooks/w.ts → tools/t.ts',
+    ]);
+  });
+
+  it('refuses a circle, even one made of type imports', async () => {
+    const found = await fixtureViolations({
+      'analytics/a.ts': "import type { B } from './b.ts';\nexport type A = { b?: B };\n",
+      'analytics/b.ts': "import type { A } from './a.ts';\nexport type B = { a?: A };\n",
+    });
+    expect(found).to.deep.equal(['no-circular: analytics/a.ts → analytics/b.ts (2 steps)']);
+  });
+
+  it('refuses express or the MCP SDK in the tools and the domain', async () => {
+    const found = await fixtureViolations({
+      'tools/bad.ts': "import express from 'express';\nexport const x = express;\n",
+    });
+    expect(found).to.deep.equal(['domain-no-protocols: tools/bad.ts → express']);
   });
 });

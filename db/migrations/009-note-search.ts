@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres } from '../knex.ts';
+import { isPostgres } from '../dialect.ts';
 
 // Full-text search over notes. SQLite keeps its own FTS5 copy keyed by note id (not by rowid, which
 // VACUUM may renumber on a table without an integer primary key), synced by triggers; PostgreSQL

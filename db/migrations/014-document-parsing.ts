@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres } from '../knex.ts';
+import { isPostgres } from '../dialect.ts';
 
 /** Only this much of a document's text is indexed for search (a tsvector holds at most 1 MB). */
 export const SEARCHED_CHARS = 300_000;

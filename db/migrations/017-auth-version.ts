@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres } from '../knex.ts';
+import { isPostgres } from '../dialect.ts';
 
 /**
  * What a cached principal is made of, and which changes make it stale: a token's validity and

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres } from '../knex.ts';
+import { isPostgres } from '../dialect.ts';
 import { SEARCHED_CHARS } from './014-document-parsing.ts';
 
 // PostgreSQL keeps each text's search vector, computed once when the text is written, instead of an

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres } from '../knex.ts';
+import { isPostgres } from '../dialect.ts';
 import { SEARCHED_CHARS } from './014-document-parsing.ts';
 
 // Search finds a word's other forms ("pricing" finds "priced" and "prices") alike on both databases:

@@ -1,0 +1,5 @@
+import type { Knex } from 'knex';
+
+export function isPostgres(db: Knex): boolean {
+  return db.client.dialect === 'postgresql';
+}
