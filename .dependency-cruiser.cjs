@@ -13,7 +13,8 @@ const allowed = {
   tools: ['core', 'db', 'services', 'analytics', 'alerts', 'webhooks'],
   mcp: ['core', 'tools'],
   rest: ['core', 'db', 'tools'],
-  auth: ['core', 'db', 'tools', 'webhooks'],
+  // The web pages (sign-in, the founder page) sit beside rest/ and share its upload handling.
+  auth: ['core', 'db', 'services', 'tools', 'webhooks', 'rest'],
   // The MCP Apps views run in the host's browser and reach the service only through the host.
   views: [],
   server: [
