@@ -6,7 +6,7 @@ const allowed = {
   db: ['core'],
   mail: ['core', 'db'],
   parsing: ['core', 'db'],
-  services: ['core', 'db', 'mail'],
+  services: ['core', 'db', 'mail', 'parsing'],
   analytics: ['core', 'db', 'services'],
   webhooks: ['core', 'db', 'services'],
   alerts: ['core', 'db', 'services', 'analytics'],
@@ -32,7 +32,7 @@ const allowed = {
     'auth',
   ],
   cli: ['core', 'db', 'services', 'tools', 'mcp', 'server', 'auth'],
-  scripts: ['core', 'dist', 'mcp', 'rest', 'tools', 'views'],
+  scripts: ['core', 'dist', 'mcp', 'rest', 'tools', 'views', 'test'],
   bench: [
     'core',
     'db',

@@ -1,13 +1,13 @@
 import type { Clock } from '../core/clock.ts';
 import { InvalidInput, NotFound } from '../core/errors.ts';
 import type { Scope } from '../core/principal.ts';
+import { newSecret } from '../core/webhook-signing.ts';
+import { webhookUrlRefusal } from '../core/webhook-url.ts';
 import { newId } from '../db/ids.ts';
 import { inTransaction, type Repos } from '../db/repos/index.ts';
 import { type DeliveryRow, type EndpointRow, payloadOf } from '../db/repos/webhooks.ts';
-import { ALL_TYPES, EVENT_TYPES } from '../webhooks/event-types.ts';
-import { newSecret } from '../webhooks/signing.ts';
-import { webhookUrlRefusal } from '../webhooks/url.ts';
 import { type Actor, type Recorded, type Recorder, record } from './changes.ts';
+import { ALL_TYPES, EVENT_TYPES } from './webhook-event-types.ts';
 
 /** How long the old secret keeps signing next to the new one, so receivers can switch without a gap. */
 const GRACE_MS = 24 * 3600 * 1000;

@@ -3,10 +3,10 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
+import { webhookUrlRefusal } from '../core/webhook-url.ts';
 import { inTransaction } from '../db/repos/index.ts';
 import type { RunningServer } from '../server/http.ts';
 import { postWebhook } from '../webhooks/post.ts';
-import { webhookUrlRefusal } from '../webhooks/url.ts';
 import { type ChildServer, spawnServer } from './helpers/child-server.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';

@@ -2,9 +2,9 @@ import type { Clock } from '../core/clock.ts';
 import { databaseErrorSummary } from '../core/db-errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { pollLoop } from '../core/poll-delay.ts';
+import { webhookHeaders } from '../core/webhook-signing.ts';
 import type { ClaimedDelivery, WebhooksRepo } from '../db/repos/webhooks.ts';
 import { type PostOptions, postWebhook } from './post.ts';
-import { webhookHeaders } from './signing.ts';
 
 /** Seconds after the nth failed attempt, in units of the base (5 s: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
 const BACKOFF = [1, 60, 360, 1440, 3600, 7200, 7200];

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { type Resolve, resolveWithDns } from '../core/public-address.ts';
-import { isAllowedAddress, webhookUrlProblem } from './url.ts';
+import { isAllowedAddress, webhookUrlProblem } from '../core/webhook-url.ts';
 
 export interface PostOptions {
   /** Loopback addresses (and http to them) accepted: development and tests only. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { DeliveryRow, EndpointRow } from '../../db/repos/webhooks.ts';
 import { actorOf } from '../../services/changes.ts';
+import { EVENT_TYPES } from '../../services/webhook-event-types.ts';
 import { endpointOf as serviceEndpointOf, type WebhookContext } from '../../services/webhooks.ts';
-import { EVENT_TYPES } from '../../webhooks/event-types.ts';
 import type { ToolContext } from '../context.ts';
 import type { ToolAnnotations } from '../define.ts';
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { isLoopbackAddress, isPublicAddress, type Resolve, resolveWithDns } from '../core/public-address.ts';
-import { uriProblem } from '../core/uri.ts';
+import { isLoopbackAddress, isPublicAddress, type Resolve, resolveWithDns } from './public-address.ts';
+import { uriProblem } from './uri.ts';
 
 const REFUSED = '(private, loopback, link-local and reserved addresses are refused)';
 

@@ -1,5 +1,5 @@
 import { UNDELIVERED_EVENT_PREFIX } from '../db/repos/webhooks.ts';
-import { EVENT_TYPES as CHANGE_EVENT_TYPES } from '../services/event-types.ts';
+import { EVENT_TYPES as CHANGE_EVENT_TYPES } from './event-types.ts';
 
 /**
  * The event types an endpoint may subscribe to: every change event the write services append to the
