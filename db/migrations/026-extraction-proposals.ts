@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 
 // Figures read from uploaded spreadsheets: each proposed data point with the cell it came from, and
-// the rows that could not be mapped (category_id null), until a person confirms or rejects them; the
-// labels a company's confirmations taught; and the firm's choice to confirm high-confidence
-// proposals from the collection loop's uploads without review (off by default).
+// the rows that could not be mapped (category_id null), until a person confirms or rejects them; and
+// the labels a company's confirmations taught.
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('extraction_proposals', (t) => {
     t.string('id', 32).primary();
@@ -31,15 +30,9 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created_at', 32).notNullable();
     t.primary(['company_id', 'label']);
   });
-  await knex.schema.alterTable('firms', (t) => {
-    t.boolean('auto_confirm_extracted').notNullable().defaultTo(false);
-  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('firms', (t) => {
-    t.dropColumn('auto_confirm_extracted');
-  });
   await knex.schema.dropTable('extraction_labels');
   await knex.schema.dropTable('extraction_proposals');
 }
