@@ -1,8 +1,6 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Clock } from '../../core/clock.ts';
+import express, { type Response, type Router } from 'express';
 import { InvalidInput } from '../../core/errors.ts';
 import { hashSecret, verifySecret } from '../../core/secrets.ts';
-import type { Repos } from '../../db/repos/index.ts';
 import type { McpGrantWithClient } from '../../db/repos/mcp-auth.ts';
 import { revokeGrant } from '../../services/accounts.ts';
 import type { Actor } from '../../services/changes.ts';
@@ -16,10 +14,8 @@ import {
   revokeApplication,
   revokePersonalToken,
 } from '../accounts.ts';
-import { type FailureLimits, RateLimited } from '../rate-limit.ts';
-import type { InformationWebOptions } from './information/context.ts';
+import { RateLimited } from '../rate-limit.ts';
 import { addInformationRoutes } from './information/routes.ts';
-import type { NavState } from './layout.ts';
 import {
   type ApplicationView,
   type ConnectionView,
@@ -32,31 +28,21 @@ import {
   type WebhookView,
 } from './pages.ts';
 import { sendHtml } from './respond.ts';
-import { csrfMatches, type Sessions, type WebSession } from './sessions.ts';
-
-export interface WebOptions extends InformationWebOptions {
-  repos: Repos;
-  clock: Clock;
-  sessions: Sessions;
-  /** Failed sign-ins per account and per address (shared with the token endpoints). */
-  failures: FailureLimits;
-  /** Unrevoked OAuth applications one user may hold. */
-  applicationsPerUser: () => number;
-  publicUrl: () => string;
-  /** Webhook URLs may name loopback addresses (WEBHOOK_ALLOW_PRIVATE_URLS). */
-  webhookAllowPrivateUrls?: () => boolean;
-}
-
-const HOME = '/account/connections';
+import { csrfMatches, type WebSession } from './sessions.ts';
+import {
+  expiredPage,
+  type Form,
+  field,
+  HOME,
+  nav,
+  OUT_OF_DATE,
+  signedIn,
+  type WebOptions,
+} from './signed-in.ts';
 
 /** Only a path of this site: never `//host` or a full URL, so the login cannot redirect elsewhere. */
 function safeNext(next: unknown): string {
   return typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : HOME;
-}
-
-export function field(body: unknown, name: string): string {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
 }
 
 const notices: Record<string, string> = {
@@ -68,49 +54,9 @@ const notices: Record<string, string> = {
 // Verifying against this when the email is unknown makes both failures cost the same time.
 let decoyHash: Promise<string> | undefined;
 
-export type Handler = (req: Request, res: Response, session: WebSession) => Promise<void>;
-export type Form = ReturnType<typeof express.urlencoded>;
-
-export const OUT_OF_DATE =
-  'The form was not accepted because it is out of date. Reload the page and try again.';
-
-export function expiredPage(message: string): string {
-  return messagePage({
-    title: 'This page expired',
-    message,
-    link: { href: HOME, label: 'Go to your account' },
-  });
-}
-
-export function nav(session: WebSession, current: NavState['current']): NavState {
-  return { current, csrfToken: session.csrfToken, email: session.user.email, outbox: readsOutbox(session) };
-}
-
-/** The outbox carries founder links of every company: admins with access to all of them read it. */
-export function readsOutbox(session: WebSession): boolean {
-  return session.user.role === 'admin' && session.user.all_companies;
-}
-
 /** The signed-in user as the author of a change. */
 function userActor(session: WebSession): Actor {
   return { type: 'user', id: session.user.id, userId: session.user.id };
-}
-
-/** Pages that need a signed-in user; every POST must carry the session's CSRF token. */
-export function signedIn(sessions: Sessions, handler: Handler) {
-  return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
-    const session = await sessions.current(req);
-    if (!session) {
-      if (req.method === 'GET') res.redirect(303, `/login?${new URLSearchParams({ next: req.originalUrl })}`);
-      else sendHtml(res, 401, expiredPage('Your session has ended. Sign in again, then repeat the change.'));
-      return;
-    }
-    if (req.method === 'POST' && !csrfMatches(session, field(req.body, 'csrf_token'))) {
-      sendHtml(res, 403, expiredPage(OUT_OF_DATE));
-      return;
-    }
-    await handler(req, res, session);
-  };
 }
 
 /** The sign-in form, its check of the password (rate limited per account and address), and sign-out. */

@@ -8,11 +8,10 @@ import { html } from '../html.ts';
 import { type NavState, page } from '../layout.ts';
 import { alert, hidden } from '../pages.ts';
 import { sendHtml } from '../respond.ts';
-import { type Form, field, nav, signedIn, type WebOptions } from '../routes.ts';
 import type { WebSession } from '../sessions.ts';
-import { formProblem, run, visibleCompanies, webToolContext } from './context.ts';
+import { type Form, field, nav, signedIn, type WebOptions } from '../signed-in.ts';
+import { formProblem, mayEdit, refusalPage, run, visibleCompanies, webToolContext } from './context.ts';
 import { type FormContext, textField } from './request-form.ts';
-import { mayEdit, refusalPage } from './routes.ts';
 
 export const CONTACTS_PATH = '/account/contacts';
 

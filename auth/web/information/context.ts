@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import type { z } from 'zod';
 import type { Clock } from '../../../core/clock.ts';
 import type { FieldError } from '../../../core/errors.ts';
@@ -6,9 +7,11 @@ import type { Repos } from '../../../db/repos/index.ts';
 import { listCompanies } from '../../../tools/companies/list-companies.ts';
 import type { ToolContext } from '../../../tools/context.ts';
 import type { AnyTool, Tool } from '../../../tools/define.ts';
-import { ToolError } from '../../../tools/errors.ts';
+import { PermissionDenied, ToolError } from '../../../tools/errors.ts';
 import { runTool } from '../../../tools/run.ts';
 import { principalFor } from '../../principal.ts';
+import { messagePage } from '../pages.ts';
+import { sendHtml } from '../respond.ts';
 import type { WebSession } from '../sessions.ts';
 
 /** What the information pages need beyond the account pages: how the tools they run are configured. */
@@ -86,4 +89,18 @@ export async function visibleCompanies(ctx: ToolContext): Promise<{ id: string; 
     if (!listed.has_more) break;
   }
   return out;
+}
+
+export const mayEdit = (session: WebSession) => session.user.role !== 'viewer';
+
+/** A refusal that is not about a form field: its own page, with the status it has over REST. */
+export function refusalPage(res: Response, err: unknown, back: string): void {
+  if (!(err instanceof ToolError) || err.status >= 500) throw err;
+  const title =
+    err instanceof PermissionDenied ? 'Not allowed' : err.status === 404 ? 'Not found' : 'Not done';
+  sendHtml(
+    res,
+    err.status,
+    messagePage({ title, message: sentence(err.message), link: { href: back, label: 'Back' } }),
+  );
 }

@@ -6,7 +6,7 @@ import { html } from '../html.ts';
 import { type NavState, page } from '../layout.ts';
 import { alert, hidden, messagePage, when } from '../pages.ts';
 import { sendHtml } from '../respond.ts';
-import { type Form, type Handler, nav, readsOutbox, signedIn, type WebOptions } from '../routes.ts';
+import { type Form, type Handler, nav, readsOutbox, signedIn, type WebOptions } from '../signed-in.ts';
 
 export const OUTBOX_PATH = '/account/outbox';
 const SHOWN = 100;

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { ToolContext } from '../../../tools/context.ts';
 import type { AnyTool } from '../../../tools/define.ts';
-import { PermissionDenied, ToolError } from '../../../tools/errors.ts';
+import { PermissionDenied } from '../../../tools/errors.ts';
 import { closeInformationRequest } from '../../../tools/information/close-information-request.ts';
 import { createInformationRequest } from '../../../tools/information/create-information-request.ts';
 import { deleteInformationRequest } from '../../../tools/information/delete-information-request.ts';
@@ -13,12 +13,11 @@ import type { InformationRequestDetail } from '../../../tools/information/reques
 import { sendInformationRequest } from '../../../tools/information/send-information-request.ts';
 import { updateInformationRequest } from '../../../tools/information/update-information-request.ts';
 import { runTool } from '../../../tools/run.ts';
-import { messagePage } from '../pages.ts';
 import { sendHtml } from '../respond.ts';
-import { type Form, nav, signedIn, type WebOptions } from '../routes.ts';
 import type { WebSession } from '../sessions.ts';
+import { type Form, nav, signedIn, type WebOptions } from '../signed-in.ts';
 import { addContactRoutes } from './contacts.ts';
-import { formProblem, run, sentence, visibleCompanies, webToolContext } from './context.ts';
+import { formProblem, mayEdit, refusalPage, run, visibleCompanies, webToolContext } from './context.ts';
 import { addOutboxRoutes } from './outbox.ts';
 import {
   EMPTY_FORM,
@@ -43,20 +42,6 @@ function withoutContacts(count: unknown): string | undefined {
   if (typeof count !== 'string' || !/^[1-9]\d{0,5}$/.test(count)) return undefined;
   const companies = count === '1' ? '1 company has' : `${count} companies have`;
   return `${companies} no contact, so no mail went to them: add one under Contacts, then remind.`;
-}
-
-export const mayEdit = (session: WebSession) => session.user.role !== 'viewer';
-
-/** A refusal that is not about a form field: its own page, with the status it has over REST. */
-export function refusalPage(res: Response, err: unknown, back: string): void {
-  if (!(err instanceof ToolError) || err.status >= 500) throw err;
-  const title =
-    err instanceof PermissionDenied ? 'Not allowed' : err.status === 404 ? 'Not found' : 'Not done';
-  sendHtml(
-    res,
-    err.status,
-    messagePage({ title, message: sentence(err.message), link: { href: back, label: 'Back' } }),
-  );
 }
 
 /** Viewers read; a page that would change something is refused before its input is looked at. */
