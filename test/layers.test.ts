@@ -9,7 +9,10 @@ import { cruise, type IViolation } from 'dependency-cruiser';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const config = createRequire(import.meta.url)(join(root, '.dependency-cruiser.cjs'));
 const folders = readdirSync(root, { withFileTypes: true })
-  .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !['node_modules', 'dist'].includes(e.name))
+  .filter(
+    (e) =>
+      e.isDirectory() && !e.name.startsWith('.') && !['node_modules', 'dist', 'test-output'].includes(e.name),
+  )
   .map((e) => e.name);
 
 /** The rules the layers config breaks in `dirs` under `baseDir`, as "rule: from → to". */
