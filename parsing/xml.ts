@@ -30,6 +30,11 @@ export class XmlError extends Error {}
 /** A tag, comment or CDATA section longer than this is refused rather than buffered. */
 const MAX_MARKUP = 1024 * 1024;
 /**
+ * saxes holds a run of text whole until the markup after it: a run longer than this is refused rather
+ * than held (a 64 MB run took a parse past 256 MB). A text keeps a million characters at most anyway.
+ */
+const MAX_TEXT_RUN = 8 * 1024 * 1024;
+/**
  * saxes holds every open element (300 to 600 bytes each): 400,000 open elements came near a 256 MB parse
  * limit. No real document nests anywhere near this deep, so deeper nesting is refused rather than held.
  */
@@ -193,6 +198,8 @@ export class XmlReader {
     this.written += piece.length;
     if (this.markupStart >= 0 && this.written - this.markupStart > MAX_MARKUP)
       throw new XmlError(`${this.what} has a tag longer than 1 MB`);
+    if (this.markupStart < 0 && this.written - this.lastEvent > MAX_TEXT_RUN)
+      throw new XmlError(`${this.what} has a run of text longer than 8 MB`);
   }
 
   /** Ends the part; what is left open is closed quietly, as a truncated part is read as far as it goes. */
@@ -225,6 +232,9 @@ function encodingOf(head: Uint8Array, what: string): string {
   }
 }
 
+/** Bytes decoded into one string at a time. */
+const DECODE_BYTES = 32 * 1024;
+
 /** Streams one zip entry through the reader as it inflates, decoded as its bytes say; at most `maxBytes`. */
 export function readXml(zip: ZipReader, entry: ZipEntry, handler: XmlHandler, maxBytes?: number): void {
   const reader = new XmlReader(handler, entry.name);
@@ -232,7 +242,11 @@ export function readXml(zip: ZipReader, entry: ZipEntry, handler: XmlHandler, ma
   let head = new Uint8Array(0);
   const decode = (bytes: Uint8Array, last: boolean) => {
     decoder ??= new TextDecoder(encodingOf(bytes, entry.name));
-    reader.write(decoder.decode(bytes, { stream: !last }));
+    // An inflated chunk can be megabytes: decoded in small pieces, its strings stay in the young
+    // generation and are collected as they go, rather than piling up in the large-object space.
+    for (let at = 0; at < bytes.length; at += DECODE_BYTES)
+      reader.write(decoder.decode(bytes.subarray(at, at + DECODE_BYTES), { stream: true }));
+    if (last) reader.write(decoder.decode());
   };
   zip.read(
     entry,

@@ -97,6 +97,15 @@ describe('parsers stay bounded on hostile files', function () {
     expect(ms).to.be.below(10_000);
   });
 
+  it('refuses a run of text longer than 8 MB before it is held whole, not waiting for the inflate cap', async () => {
+    const { result, ms } = await parse(docxInflating(100), 'one-run.docx');
+    expect(result).to.deep.equal({
+      state: 'not-parseable',
+      reason: 'word/document.xml has a run of text longer than 8 MB',
+    });
+    expect(ms).to.be.below(10_000);
+  });
+
   it('refuses at once an entry declared as 10 bytes that inflates to 50 MB, inflating none of it', async () => {
     const crafted = docxInflating(50, 10);
     const refusal = refusalOf(crafted);

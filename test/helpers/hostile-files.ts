@@ -262,26 +262,39 @@ export function docxUnderstatedZip(mb = 8): Buffer {
 }
 
 /**
- * A Word document whose document part inflates to `mb` MB, well-formed XML all the way (one text run
- * that never ends), and declares `declared` bytes in its zip headers (its true size by default).
+ * A Word document whose document part inflates to `mb` MB, well-formed XML all the way, and declares
+ * `declared` bytes in its zip headers (its true size by default). Its body is one text run that never
+ * ends, or with `skipped`, short runs of text in a vocabulary the reader passes over, so that nothing
+ * but the inflated bytes grows.
  */
-export function docxInflating(mb: number, declared?: number): Buffer {
+export function docxInflating(mb: number, declared?: number, skipped = false): Buffer {
   const entries: RawEntry[] = Object.entries(docxParts('')).map(([name, body]) => {
     const data = typeof body === 'string' ? strToU8(body) : body;
     return { name, data, method: 0, declaredSize: data.length };
   });
   const document = entries.find((e) => e.name === 'word/document.xml')!;
-  const start = Buffer.from(`${HEAD}<w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>`);
-  const body = Buffer.concat([start, Buffer.alloc(mb * 1024 * 1024 - start.length, 'a')]);
+  const size = mb * 1024 * 1024;
+  let body: Buffer;
+  if (skipped) {
+    const start = `${HEAD}<w:document xmlns:w="${W}" xmlns:x="urn:example:other"><w:body><x:notes>`;
+    const run = `<x:t>${'a'.repeat(4_080)}</x:t>`;
+    body = Buffer.from(start + run.repeat(Math.ceil((size - start.length) / run.length)));
+  } else {
+    const start = Buffer.from(`${HEAD}<w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>`);
+    body = Buffer.concat([start, Buffer.alloc(size - start.length, 'a')]);
+  }
   document.data = deflateRawSync(body, { level: 9 });
   document.method = 8;
   document.declaredSize = declared ?? body.length;
   return rawZip(entries);
 }
 
-/** A Word document whose document part inflates to 100 MB, saying so: only the inflate cap stops it. */
+/**
+ * A Word document whose document part inflates to 100 MB, saying so, in text the reader skips: neither
+ * the text nor the markup it holds grows, and only the inflate cap stops it.
+ */
 export function docxBomb(): Buffer {
-  return docxInflating(100);
+  return docxInflating(100, undefined, true);
 }
 
 /** A zip of more entries than any document has. */
