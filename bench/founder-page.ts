@@ -8,11 +8,9 @@
 //       another company's report, one at a time: 50 metric data written with their change log and events.
 // Options: --companies (default 40), --gets (default 200), --database-url.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { principalForEmail } from '../auth/local-principal.ts';
 import { STANDARD_CATEGORIES } from '../core/categories.ts';
 import { openDb } from '../db/knex.ts';
@@ -22,6 +20,7 @@ import { startServer } from '../server/http.ts';
 import { mintLinks } from '../services/founder-links.ts';
 import { createRequest } from '../services/information-requests.ts';
 import { sendRequest } from '../services/information-sending.ts';
+import { type Dialect, dialectsFor, postgresUrlOf, throwawayDatabase } from './databases.ts';
 import { generate } from './generate.ts';
 
 const { values } = parseArgs({
@@ -33,25 +32,8 @@ const { values } = parseArgs({
 });
 const companies = Number(values.companies);
 const gets = Number(values.gets);
-const postgresUrl = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const postgresUrl = postgresUrlOf(values['database-url']);
 const PUBLIC_URL = 'http://127.0.0.1:8000';
-
-async function database(dialect: 'SQLite' | 'PostgreSQL') {
-  if (dialect === 'SQLite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-founder-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true }) };
-  }
-  const schema = `bench_founder_${process.pid}`;
-  const admin = knexFactory({ client: 'pg', connection: postgresUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`create schema ${schema}`);
-  return {
-    url: `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
-    async drop() {
-      await admin.raw(`drop schema ${schema} cascade`);
-      await admin.destroy();
-    },
-  };
-}
 
 // 50 of the standard categories, each at the time period that fits it.
 const FIFTY = STANDARD_CATEGORIES.filter((c) => c.kind !== 'text' && c.kind !== 'select').slice(0, 50);
@@ -153,9 +135,9 @@ async function submit(base: string, link: Link) {
   return performance.now() - started;
 }
 
-async function measure(dialect: 'SQLite' | 'PostgreSQL') {
+async function measure(dialect: Dialect) {
   const load = loadavg()[0]!;
-  const store = await database(dialect);
+  const store = await throwawayDatabase(dialect, 'founder', postgresUrl);
   await generate(store.url, companies, 1);
   const db = openDb(store.url);
   const links = await prepare(db);
@@ -199,7 +181,7 @@ console.log(
 );
 console.log('| Database | load | GET p50 | GET p99 | 50-figure submit p50 | p99 | figures written |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
-for (const dialect of ['SQLite', ...(postgresUrl ? ['PostgreSQL'] : [])] as ('SQLite' | 'PostgreSQL')[]) {
+for (const dialect of dialectsFor(postgresUrl)) {
   const r = await measure(dialect);
   console.log(
     `| ${r.dialect} | ${r.load.toFixed(1)} | ${ms(pct(r.getMs, 50))} | ${ms(pct(r.getMs, 99))} | ${ms(pct(r.postMs, 50))} | ${ms(pct(r.postMs, 99))} | ${r.figures.toLocaleString('en')} |`,

@@ -11,15 +11,16 @@
 // Options: --quick (fewer searches and files), --docs N (100), --chars C (1000000), --searches S (20),
 // --files F (60), --no-write (print only).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { SEARCHED_CHARS } from '../db/migrations/014-document-parsing.ts';
 import { docxFile, odsFile, pdfFile, pptxFile, xlsxFile } from '../db/seeds/office-files.ts';
 import { extractText, tidy } from '../parsing/extract.ts';
+import { type Dialect, throwawayDatabase } from './databases.ts';
 import { BENCH_TOKEN, generate, mulberry32 } from './generate.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -76,32 +77,6 @@ function bigText(seed: number, length: number): string {
     size += sentence.length;
   }
   return parts.join('').slice(0, length);
-}
-
-function postgresSchemaUrl(base: string, schema: string): string {
-  return `${base}${base.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-}
-
-interface Database {
-  url: string;
-  drop(): Promise<void>;
-}
-
-async function database(dialect: 'SQLite' | 'PostgreSQL', name: string): Promise<Database> {
-  if (dialect === 'SQLite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-parse-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true }) };
-  }
-  const schema = `bench_parse_${name}_${process.pid}`;
-  const admin = knexFactory({ client: 'pg', connection: postgresUrl!, pool: { min: 0, max: 1 } });
-  await admin.raw(`create schema ${schema}`);
-  return {
-    url: postgresSchemaUrl(postgresUrl!, schema),
-    async drop() {
-      await admin.raw(`drop schema ${schema} cascade`);
-      await admin.destroy();
-    },
-  };
 }
 
 /** `docs` completed documents with their texts, written straight to the database. */
@@ -427,9 +402,9 @@ interface DialectResult {
   parse: ParseFigures;
 }
 
-async function runDialect(dialect: 'SQLite' | 'PostgreSQL'): Promise<DialectResult> {
+async function runDialect(dialect: Dialect): Promise<DialectResult> {
   log(`\n${dialect}`);
-  const texts = await database(dialect, 'search');
+  const texts = await throwawayDatabase(dialect, 'parse_search', postgresUrl);
   const search: SearchFigures[] = [];
   try {
     const started = Date.now();
@@ -453,7 +428,7 @@ async function runDialect(dialect: 'SQLite' | 'PostgreSQL'): Promise<DialectResu
   } finally {
     await texts.drop();
   }
-  const uploads = await database(dialect, 'uploads');
+  const uploads = await throwawayDatabase(dialect, 'parse_uploads', postgresUrl);
   try {
     const parse = await measureParsing(uploads.url);
     log(

@@ -10,11 +10,9 @@
 //       smtp-server on loopback that counts what it receives, from the first claim to the last message.
 // Options: --companies (default 1000), --database-url.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { SMTPServer } from 'smtp-server';
 import { principalForEmail } from '../auth/local-principal.ts';
 import type { Logger } from '../core/logger.ts';
@@ -26,37 +24,16 @@ import { informationReminders } from '../services/information-reminders.ts';
 import { createRequest } from '../services/information-requests.ts';
 import { sendRequest } from '../services/information-sending.ts';
 import { createReminderPass } from '../services/reminders.ts';
+import { type Dialect, dialectsFor, postgresUrlOf, throwawayDatabase } from './databases.ts';
 import { generate } from './generate.ts';
 
 const { values } = parseArgs({
   options: { companies: { type: 'string', default: '1000' }, 'database-url': { type: 'string' } },
 });
 const companies = Number(values.companies);
-const postgresUrl = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const postgresUrl = postgresUrlOf(values['database-url']);
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 const SETTINGS = { publicUrl: 'http://127.0.0.1:8000', founderLinkDaysAfterDue: 30 };
-
-interface Database {
-  url: string;
-  drop(): Promise<void>;
-}
-
-async function database(dialect: 'SQLite' | 'PostgreSQL'): Promise<Database> {
-  if (dialect === 'SQLite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-reminders-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true }) };
-  }
-  const schema = `bench_reminders_${process.pid}`;
-  const admin = knexFactory({ client: 'pg', connection: postgresUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`create schema ${schema}`);
-  return {
-    url: `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
-    async drop() {
-      await admin.raw(`drop schema ${schema} cascade`);
-      await admin.destroy();
-    },
-  };
-}
 
 /** An SMTP server on loopback that takes every message and counts it. */
 async function receiver() {
@@ -181,9 +158,9 @@ async function deliver(repos: Repos, clock: { now(): Date }) {
   }
 }
 
-async function measure(dialect: 'SQLite' | 'PostgreSQL'): Promise<Result> {
+async function measure(dialect: Dialect): Promise<Result> {
   const load = loadavg()[0]!;
-  const store = await database(dialect);
+  const store = await throwawayDatabase(dialect, 'reminders', postgresUrl);
   await generate(store.url, companies, 1);
   const db = openDb(store.url);
   const repos = createRepos(db);
@@ -249,5 +226,4 @@ function report(r: Result): string[] {
   return lines;
 }
 
-const dialects: ('SQLite' | 'PostgreSQL')[] = postgresUrl ? ['SQLite', 'PostgreSQL'] : ['SQLite'];
-for (const dialect of dialects) console.log(report(await measure(dialect)).join('\n'));
+for (const dialect of dialectsFor(postgresUrl)) console.log(report(await measure(dialect)).join('\n'));

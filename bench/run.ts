@@ -21,6 +21,7 @@ import autocannon from 'autocannon';
 import knexFactory from 'knex';
 import { openDb } from '../db/knex.ts';
 import { DEMO } from '../db/seeds/demo.ts';
+import { postgresSchemaUrl } from './databases.ts';
 import { BENCH_TOKEN, generate, generateDemo } from './generate.ts';
 import { type ScreenTiming, screenTable, timeScreenCalls } from './screen.ts';
 import { freePort, startUp } from './start.ts';
@@ -305,10 +306,6 @@ function demoShape(url: string): Shape {
       };
     },
   };
-}
-
-function postgresSchemaUrl(base: string, schema: string): string {
-  return `${base}${base.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
 }
 
 /** The URL of a database of the bench's own: bench/data/bench-NAME.db, or the schema bench_perf_NAME. */

@@ -14,19 +14,17 @@
 // default 5), --polls (seconds, default "0.05,1"), --concurrency (a, default 4), --database-url.
 
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import knexFactory from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { STANDARD_CATEGORIES } from '../core/categories.ts';
 import { openDb } from '../db/knex.ts';
 import { loadConfig } from '../server/config.ts';
 import { startServer } from '../server/http.ts';
+import { type Dialect, dialectsFor, postgresUrlOf, throwawayDatabase } from './databases.ts';
 import { BENCH_TOKEN, generate } from './generate.ts';
 
 const POINTS = 10_000;
@@ -47,7 +45,7 @@ const gapMs = Number(values['gap-ms']);
 const runs = Number(values.runs);
 const concurrency = Number(values.concurrency);
 const polls = values.polls.split(',').map(Number);
-const postgresUrl = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const postgresUrl = postgresUrlOf(values['database-url']);
 
 const flows = STANDARD_CATEGORIES.filter((c) => c.kind === 'currency' && !c.pointInTime).slice(0, 25);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -56,29 +54,6 @@ const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * xs.length) - 1)]!;
 const companyId = (i: number) => `bc${String(i).padStart(6, '0')}`;
 const monthEnd = (year: number, m: number) => new Date(Date.UTC(year, m + 1, 0)).toISOString().slice(0, 10);
-
-interface Database {
-  url: string;
-  drop(): Promise<void>;
-}
-
-async function database(dialect: 'SQLite' | 'PostgreSQL', name: string): Promise<Database> {
-  if (dialect === 'SQLite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true }) };
-  }
-  const base = postgresUrl!;
-  const schema = `bench_webhooks_${name}_${process.pid}`;
-  const admin = knexFactory({ client: 'pg', connection: base, pool: { min: 0, max: 1 } });
-  await admin.raw(`create schema ${schema}`);
-  return {
-    url: `${base}${base.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
-    async drop() {
-      await admin.raw(`drop schema ${schema} cascade`);
-      await admin.destroy();
-    },
-  };
-}
 
 interface Arrival {
   at: number;
@@ -158,9 +133,9 @@ interface Result {
   duplicates: number;
 }
 
-async function measure(dialect: 'SQLite' | 'PostgreSQL', poll: number): Promise<Result> {
+async function measure(dialect: Dialect, poll: number): Promise<Result> {
   const load = loadavg()[0]!;
-  const store = await database(dialect, String(poll).replace('.', '_'));
+  const store = await throwawayDatabase(dialect, `webhooks_${String(poll).replace('.', '_')}`, postgresUrl);
   const rx = await receiver();
   // Companies 0..2·runs−1 take the 10,000-point writes (one each), the next one the single points.
   await generate(store.url, 2 * runs + 1, 1);
@@ -321,9 +296,8 @@ async function measure(dialect: 'SQLite' | 'PostgreSQL', poll: number): Promise<
   }
 }
 
-const dialects: ('SQLite' | 'PostgreSQL')[] = postgresUrl ? ['SQLite', 'PostgreSQL'] : ['SQLite'];
 const results: Result[] = [];
-for (const dialect of dialects)
+for (const dialect of dialectsFor(postgresUrl))
   for (const poll of polls) {
     const r = await measure(dialect, poll);
     results.push(r);
