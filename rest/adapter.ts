@@ -1,44 +1,22 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { ToolContext } from '../tools/context.ts';
-import type { AnyTool } from '../tools/define.ts';
+import type { AnyTool, ToolRoute } from '../tools/define.ts';
 import { InvalidInput, MissingParameter } from '../tools/errors.ts';
 import { checkPermission, checkScope, runTool } from '../tools/run.ts';
 import type { ListResult } from '../tools/schemas/page.ts';
 import { MAX_PER_PAGE } from '../tools/schemas/page.ts';
 import { toCsv } from './csv.ts';
 import { type RouteResponse, serveIdempotent } from './idempotency.ts';
-import { type Upload, uploadedFileOf } from './upload.ts';
+import { uploadedFileOf } from './upload.ts';
 
 /** `page`: the v1 envelope; `plain`: the tool result as is; `results`: only its `results` array (beta reads). */
-export type Envelope = 'page' | 'plain' | 'results';
+export type Envelope = NonNullable<ToolRoute['envelope']>;
 
-/** One REST route: a declaration over a tool. */
-export interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  /** Express path, with `:name` for path parameters. */
-  path: string;
+/** One REST route: a tool's route declaration (tools/define.ts) with the tool it calls. */
+export interface Route extends ToolRoute {
   tool: AnyTool;
-  summary: string;
-  /** Query (or path) parameter name → tool input name, where they differ. */
-  rename?: Record<string, string>;
-  /** Where the input comes from besides the query: a JSON body merged into it, or one field. */
-  body?: 'merge' | { field: string };
   envelope: Envelope;
-  status?: number;
-  /**
-   * Input fields of which the route needs at least one, where the tool takes them as optional (the
-   * notes listing needs a company on REST; over MCP it lists every company's notes without one).
-   */
-  requireOneOf?: readonly string[];
-  /** The largest JSON body this route accepts, where it must exceed the general 1 MiB (e.g. '16mb'). */
-  bodyLimit?: string;
-  /** Input values the route supplies when the request leaves them out, where REST keeps a default MCP does not. */
-  defaults?: Record<string, unknown>;
-  /** Fields of the tool's result a page route keeps beside the envelope's, when the result has them. */
-  alongside?: readonly string[];
-  /** A multipart/form-data body with one file, given to the tool in `upload.field`; other form fields map like query parameters. */
-  upload?: Upload;
 }
 
 type FieldKind = 'number' | 'boolean' | 'array' | 'string' | 'other';

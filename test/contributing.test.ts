@@ -1,23 +1,20 @@
 import { expect } from 'chai';
-import { get } from '../rest/declare.ts';
 import { openApiDocument } from '../rest/openapi.ts';
-import { routes } from '../rest/routes.ts';
+import { routes, routesOf } from '../rest/routes.ts';
 import type { RunningServer } from '../server/http.ts';
-import { registry } from '../tools/registry.ts';
+import { domains, registry, toolTable } from '../tools/registry.ts';
 import { greetFirm } from './fixtures/greet-firm.ts';
 import { sqliteTestDb, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { api, startTestServer } from './helpers/server.ts';
 
-// CONTRIBUTING.md's steps, taken in a test: one tool file, one registry line, one route line.
-const tools = [...registry, greetFirm];
-const table = [
-  ...routes,
-  get('/v1/greeting/', greetFirm, 'Greet the firm', { rename: { word: 'greeting' } }),
-];
+// CONTRIBUTING.md's steps, taken in a test: the tool's one file (test/fixtures/greet-firm.ts, its
+// route declared in it) and its one registry line, here the `firm` domain with the tool added.
+const tools = toolTable({ ...domains, firm: [...domains.firm, greetFirm] });
+const table = routesOf(tools);
 
-describe('adding a tool with a route as CONTRIBUTING.md says', function () {
+describe('adding a read tool with a route as CONTRIBUTING.md says', function () {
   this.timeout(30000);
   let t: TestDb;
   let fx: Fixture;
@@ -33,21 +30,30 @@ describe('adding a tool with a route as CONTRIBUTING.md says', function () {
     await t?.drop();
   });
 
-  it('serves the new tool over REST, with its query parameter mapped', async () => {
+  it('derives the route table from the tool table: every route of the registry, and the new one', () => {
+    expect(registry.map((tool) => tool.name)).not.to.include('greet_firm');
+    expect(table.filter((route) => route.tool !== greetFirm)).to.deep.equal(routes);
+    const added = table.find((route) => route.tool === greetFirm);
+    expect(added).to.include({ method: 'GET', path: '/v1/greeting/', envelope: 'plain' });
+  });
+
+  it('serves the new route through the HTTP server, with its query parameter mapped', async () => {
     const res = await api(server.url, '/v1/greeting/?word=Hi', { token: fx.admin.rest });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.deep.equal({ message: 'Hi, Alpha Partners' });
   });
 
-  it('lists and calls the new tool over MCP', async () => {
-    const client = await mcpClient(server.url, fx.admin.pat);
+  it('lists the new tool over MCP in its domain toolset only, and calls it', async () => {
+    const inFirm = await mcpClient(server.url, fx.admin.pat, '?toolsets=firm');
+    const inFunds = await mcpClient(server.url, fx.admin.pat, '?toolsets=funds');
     try {
-      const listed = await client.listTools();
-      expect(listed.tools.map((tool) => tool.name)).to.include('greet_firm');
-      const called = await client.callTool({ name: 'greet_firm', arguments: {} });
+      expect((await inFirm.listTools()).tools.map((tool) => tool.name)).to.include('greet_firm');
+      expect((await inFunds.listTools()).tools.map((tool) => tool.name)).not.to.include('greet_firm');
+      const called = await inFirm.callTool({ name: 'greet_firm', arguments: {} });
       expect(called.structuredContent).to.deep.equal({ message: 'Hello, Alpha Partners' });
     } finally {
-      await client.close();
+      await inFirm.close();
+      await inFunds.close();
     }
   });
 

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { ToolContext } from './context.ts';
+import type { FileUpload } from './schemas/upload.ts';
+import type { ReadToolset } from './toolsets.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -19,6 +21,40 @@ export type Permission =
   | 'edit_alert_rules'
   | 'edit_information_requests';
 
+/**
+ * A REST route over a tool, stated as plain data beside the tool; rest/routes.ts turns the registry's
+ * routes into handlers and the OpenAPI document.
+ */
+export interface ToolRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Express path, with `:name` for path parameters. */
+  path: string;
+  summary: string;
+  /** Query (or path) parameter name → tool input name, where they differ. */
+  rename?: Record<string, string>;
+  /** Where the input comes from besides the query: a JSON body merged into it, or one field. */
+  body?: 'merge' | { field: string };
+  /** `page`: the v1 envelope; `plain` (the default): the result as is; `results`: only its `results` array. */
+  envelope?: 'page' | 'plain' | 'results';
+  status?: number;
+  /**
+   * Input fields of which the route needs at least one, where the tool takes them as optional (the
+   * notes listing needs a company on REST; over MCP it lists every company's notes without one).
+   */
+  requireOneOf?: readonly string[];
+  /** The largest JSON body this route accepts, where it must exceed the general 1 MiB (e.g. '16mb'). */
+  bodyLimit?: string;
+  /** Input values the route supplies when the request leaves them out, where REST keeps a default MCP does not. */
+  defaults?: Record<string, unknown>;
+  /** Fields of the tool's result a page route keeps beside the envelope's, when the result has them. */
+  alongside?: readonly string[];
+  /** A multipart/form-data body with one file, given to the tool in `upload.field`; other form fields map like query parameters. */
+  upload?: FileUpload;
+}
+
+/** The REST name of the page size: `page_size` is the tool's `per_page`. */
+export const restPaging: Readonly<Record<string, string>> = { page_size: 'per_page' };
+
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   name: string;
   title: string;
@@ -33,6 +69,10 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   mcp?: boolean;
   /** The MCP Apps view (a `ui://` resource, see tools/views.ts) a host may show with this tool's result. */
   ui?: { resourceUri: string };
+  /** The REST routes that call this tool, in the order they are matched (see rest/routes.ts). */
+  routes?: readonly ToolRoute[];
+  /** The domain the tool's registry entry is under (set by toolTable in tools/registry.ts), its toolset. */
+  toolset?: ReadToolset;
   handler(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
   /** A read's concise result over MCP (the default there), from its detailed one; see tools/concise.ts. */
   concise?(output: z.output<O>, input: z.output<I>): Record<string, unknown>;

@@ -77,11 +77,15 @@ import { rotateWebhookSecret } from './webhooks/rotate-webhook-secret.ts';
 import { sendTestWebhook } from './webhooks/send-test-webhook.ts';
 import { updateWebhook } from './webhooks/update-webhook.ts';
 
+/** Tools grouped by domain: each domain is a toolset of the same name (see tools/toolsets.ts). */
+export type Domains = Readonly<Record<ReadToolset, readonly AnyTool[]>>;
+
 /**
- * Every tool, grouped by domain: the table of contents of the service. Each domain is a toolset
- * of the same name (see tools/toolsets.ts); its read tools are listed when a client chooses it.
+ * Every tool, grouped by domain: the table of contents of the service, one line a tool. A tool's
+ * entry is all there is to add besides its file: its domain is its toolset (its read tools are listed
+ * when a client chooses it), and the REST routes it declares are served and documented.
  */
-export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
+export const domains: Domains = {
   companies: [
     listCompanies,
     getCompany,
@@ -135,11 +139,12 @@ export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
     getWebhook,
     createWebhook,
     updateWebhook,
-    deleteWebhook,
     rotateWebhookSecret,
     sendTestWebhook,
     listWebhookDeliveries,
     replayWebhookDelivery,
+    // Deletion last: test/isolation.test.ts takes the routes in table order on one endpoint
+    deleteWebhook,
   ],
   // Funds and their returns
   funds: [listFunds, getInvestmentMetrics, getFundPerformance],
@@ -167,15 +172,29 @@ export const domains: Readonly<Record<ReadToolset, readonly AnyTool[]>> = {
   alerts: [listAlerts, listAlertRules, getAlertRule, createAlertRule, updateAlertRule, deleteAlertRule],
   // What changed: the change feed
   changes: [listChanges],
-} as unknown as Record<ReadToolset, AnyTool[]>;
+};
 
-export const registry: readonly AnyTool[] = Object.values(domains).flat();
+/**
+ * The tool table of some domains, in their order; each tool is marked with its domain, which is its
+ * toolset, so the mark travels with the table. The registry is the one of `domains`; a test adds a
+ * domain's tool the same way.
+ */
+export function toolTable(grouped: Domains): AnyTool[] {
+  const table: AnyTool[] = [];
+  for (const [domain, tools] of Object.entries(grouped) as [ReadToolset, readonly AnyTool[]][]) {
+    for (const tool of tools) {
+      if (tool.toolset !== undefined && tool.toolset !== domain)
+        throw new Error(`${tool.name} is in the ${tool.toolset} domain and cannot also be in ${domain}`);
+      tool.toolset = domain;
+      table.push(tool);
+    }
+  }
+  return table;
+}
+
+export const registry: readonly AnyTool[] = toolTable(domains);
 
 const byName = new Map(registry.map((t) => [t.name, t]));
-
-const domainOf = new Map<AnyTool, ReadToolset>(
-  Object.entries(domains).flatMap(([domain, tools]) => tools.map((t) => [t, domain as ReadToolset])),
-);
 
 export function toolByName(name: string): AnyTool | undefined {
   return byName.get(name);
@@ -183,10 +202,9 @@ export function toolByName(name: string): AnyTool | undefined {
 
 /**
  * Whether a tool is in one of the chosen toolsets: a write tool in `writes`, a read tool in its
- * domain's. A tool outside the registry's domains (a test's own table) is in every choice.
+ * domain's. A tool in no domain (a test's own table not built by toolTable) is in every choice.
  */
 export function inToolsets(tool: AnyTool, toolsets: readonly Toolset[]): boolean {
   if (tool.write) return toolsets.includes('writes');
-  const domain = domainOf.get(tool);
-  return domain === undefined || toolsets.includes(domain);
+  return tool.toolset === undefined || toolsets.includes(tool.toolset);
 }

@@ -21,6 +21,15 @@ export const createAlertRule = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   write: true,
   permission: 'edit_alert_rules',
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/alert-rules/',
+      summary: 'Create a KPI alert rule',
+      body: 'merge',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const at = ctx.clock.now().toISOString();
     const rule = await checkedRule(

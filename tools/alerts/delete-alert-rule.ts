@@ -11,6 +11,13 @@ export const deleteAlertRule = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   write: true,
   permission: 'edit_alert_rules',
+  routes: [
+    {
+      method: 'DELETE',
+      path: '/v1/alert-rules/:rule_id/',
+      summary: 'Delete a KPI alert rule and its alerts',
+    },
+  ],
   async handler(ctx, input) {
     const rule = await deleteRule(ctx, input.rule_id);
     return { success: true, message: `alert rule ${rule.id} deleted` };

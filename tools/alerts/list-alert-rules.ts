@@ -11,6 +11,7 @@ export const listAlertRules = defineTool({
   annotations: readOnly,
   // Over MCP, list_alerts shows each alert's rule; the rules themselves are listed over REST.
   mcp: false,
+  routes: [{ method: 'GET', path: '/v1/alert-rules/', summary: 'List KPI alert rules' }],
   async handler(ctx) {
     const rules = await ctx.repos.alerts.listRules(ctx.principal.firm.id);
     const results = rules.flatMap((r) => visibleRule(ctx, r) ?? []);
@@ -26,6 +27,7 @@ export const getAlertRule = defineTool({
   output: AlertRule,
   annotations: readOnly,
   mcp: false,
+  routes: [{ method: 'GET', path: '/v1/alert-rules/:rule_id/', summary: 'Get one KPI alert rule' }],
   async handler(ctx, input) {
     return visibleRule(ctx, await storedRule(ctx, input.rule_id))!;
   },

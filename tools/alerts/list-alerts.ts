@@ -23,6 +23,7 @@ export const listAlerts = defineTool({
   }),
   output: z.object({ count: z.number().int(), results: z.array(Alert) }),
   annotations: readOnly,
+  routes: [{ method: 'GET', path: '/v1/alerts/', summary: 'List open KPI alerts' }],
   async handler(ctx, input) {
     const rows = await ctx.repos.alerts.listOpen(ctx.principal.scope, {
       companyId: input.company_id,

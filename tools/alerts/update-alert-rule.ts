@@ -22,6 +22,14 @@ export const updateAlertRule = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   write: true,
   permission: 'edit_alert_rules',
+  routes: [
+    {
+      method: 'PATCH',
+      path: '/v1/alert-rules/:rule_id/',
+      summary: 'Change fields of a KPI alert rule',
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     // A rule reaching companies the caller cannot see is unknown to them, before any field is checked.
     const rule = await ruleToChange(ctx, input.rule_id);

@@ -95,6 +95,13 @@ export const getPortfolioOverview = defineTool({
     ),
   }),
   conciseOutput: z.object({ attention: Table }),
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/portfolio/overview/',
+      summary: 'Companies by status and sector, totals in the firm currency and who needs attention',
+    },
+  ],
   async handler(ctx, input) {
     const portfolio = await loadPortfolio(ctx, { fund_id: input.fund_id });
     const { companies, preferred, rates } = portfolio;

@@ -11,7 +11,7 @@ import {
 import { monthText } from '../../analytics/series.ts';
 import * as D from '../../core/decimal.ts';
 import type { ToolContext } from '../context.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { statusInput } from '../schemas/company-status.ts';
 import { CurrencyCode } from '../schemas/currency.ts';
@@ -136,6 +136,15 @@ export const screenCompanies = defineTool({
   }),
   annotations: readOnly,
   ui: { resourceUri: VIEWS.screen.uri },
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/portfolio/screen/',
+      summary: 'Filter and rank every company by its key figures',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const columns = input.columns ?? DEFAULT_COLUMNS;
     const sortKey = input.sort_by.replace(/^-/, '');

@@ -9,7 +9,7 @@ import {
 } from '../../core/categories.ts';
 import { abs, div, fromInteger, mul, readDecimal, sign, sub, toFixed, toText } from '../../core/decimal.ts';
 import type { AnalyticsDatum } from '../../db/repos/analytics.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { periodInput } from '../schemas/analytics.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
@@ -128,6 +128,14 @@ export const getBudgetVariance = defineTool({
       .describe('How the ranking reads; null with company_id.'),
   }),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/budgets/variance/',
+      summary: 'Budget against actual of one company',
+      rename: restPaging,
+    },
+  ],
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     const categories = input.category ? [standardCategory(input.category)] : STANDARD_CATEGORY_NAMES;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { Budget, toBudget } from '../schemas/budget.ts';
 import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -17,6 +17,9 @@ export const listBudgets = defineTool({
   }),
   output: listOf(Budget),
   annotations: readOnly,
+  routes: [
+    { method: 'GET', path: '/v1/budgets/', summary: 'List budgets', rename: restPaging, envelope: 'page' },
+  ],
   async handler(ctx, input) {
     const company = await resolveCompany(ctx, input);
     const counted = await ctx.repos.budgets.list(

@@ -25,6 +25,16 @@ export const addFinancingRounds = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   permission: 'cap_table',
   write: true,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/financing-rounds/add/',
+      summary: 'Add financing rounds',
+      body: 'merge',
+      envelope: 'results',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const created = await addRounds(ctx, unpack('financing_rounds', input.financing_rounds));
     return convertedResults(ctx, created, true, { amounts: financingAmounts, out: toFinancingOut });

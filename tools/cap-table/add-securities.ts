@@ -110,6 +110,15 @@ export const addSecurities = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   permission: 'cap_table',
   write: true,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/securities/add/',
+      summary: 'Add securities',
+      body: 'merge',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const lists = unpackLists(input, SECURITY_KINDS, 'add', 'security in one of the lists');
     const { count, ids } = await addSecurityRecords(ctx, lists);

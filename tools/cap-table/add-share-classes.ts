@@ -32,6 +32,16 @@ export const addShareClasses = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   permission: 'cap_table',
   write: true,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/share-classes/add/',
+      summary: 'Add share classes',
+      body: 'merge',
+      envelope: 'results',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const created = await addClasses(ctx, unpack('share_classes', input.share_classes));
     return convertedResults(ctx, created, true, {

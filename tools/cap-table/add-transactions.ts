@@ -42,6 +42,16 @@ export const addTransactions = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   permission: 'cap_table',
   write: true,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/transactions/add/',
+      summary: 'Add transactions',
+      body: 'merge',
+      envelope: 'results',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const lists = unpackLists(input, LISTS, 'add', 'sale, conversion or exercise');
     const created = await addTransactionRecords(ctx, lists);

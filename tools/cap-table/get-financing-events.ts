@@ -140,6 +140,15 @@ export const getFinancingEvents = defineTool({
   }),
   output: pageOf(RoundOut),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/financing-events/get/',
+      summary: 'Get financing events',
+      body: 'merge',
+      envelope: 'results',
+    },
+  ],
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.financings(ctx.principal.scope, {
       companyIds: listFilter(input.company_ids),

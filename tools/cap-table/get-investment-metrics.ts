@@ -98,6 +98,15 @@ export const getInvestmentMetrics = defineTool({
     ),
   }),
   conciseOutput: z.object({ cash_flow_table: Table }),
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/metrics/get/',
+      summary: 'Get investment performance metrics',
+      body: 'merge',
+      requireOneOf: ['company_ids'],
+    },
+  ],
   async handler(ctx, input) {
     const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
     const metrics = await investmentMetrics(ctx, {

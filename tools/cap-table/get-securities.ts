@@ -14,6 +14,15 @@ export const getSecurities = defineTool({
   }),
   output: pageOf(Security),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/securities/get/',
+      summary: 'Get securities',
+      body: 'merge',
+      envelope: 'results',
+    },
+  ],
   async handler(ctx, input) {
     const rows = (
       await ctx.repos.capTable.securities(ctx.principal.scope, {

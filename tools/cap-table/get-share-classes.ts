@@ -14,6 +14,15 @@ export const getShareClasses = defineTool({
   }),
   output: pageOf(ShareClassOut),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/share-classes/get/',
+      summary: 'Get share classes',
+      body: 'merge',
+      envelope: 'results',
+    },
+  ],
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.shareClasses(ctx.principal.scope, {
       companyIds: listFilter(input.company_ids),

@@ -24,6 +24,15 @@ export const getTransactions = defineTool({
   }),
   output: pageOf(Transaction),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'POST',
+      path: '/beta/investment/transactions/get/',
+      summary: 'Get transactions',
+      body: 'merge',
+      envelope: 'results',
+    },
+  ],
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.transactions(ctx.principal.scope, {
       companyIds: listFilter(input.company_ids),

@@ -46,6 +46,9 @@ export const upsertOverrides = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   permission: 'cap_table',
   write: true,
+  routes: [
+    { method: 'PUT', path: '/beta/investment/overrides/upsert/', summary: 'Upsert overrides', body: 'merge' },
+  ],
   async handler(ctx, input) {
     const lists = unpackLists(input, LISTS, 'set', 'ownership, post-money valuation or fair value');
     const n = await upsertOverrideRecords(ctx, lists);

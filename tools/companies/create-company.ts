@@ -34,6 +34,9 @@ export const createCompany = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   permission: 'edit_companies',
   write: true,
+  routes: [
+    { method: 'POST', path: '/v1/companies/', summary: 'Create a company', body: 'merge', status: 201 },
+  ],
   async handler(ctx, input) {
     const company = await createCompanyRecord(ctx, {
       ...input,

@@ -12,6 +12,7 @@ export const getCompany = defineTool({
   }),
   output: Company,
   annotations: readOnly,
+  routes: [{ method: 'GET', path: '/v1/companies/:company_id/', summary: 'Get one company' }],
   async handler(ctx, input) {
     const row = await ctx.repos.companies.get(ctx.principal.scope, input.company_id);
     if (!row) {

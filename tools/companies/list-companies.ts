@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkStatus } from '../../analytics/company-status.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { Company, toCompany } from '../schemas/company.ts';
 import { statusInput } from '../schemas/company-status.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -18,6 +18,15 @@ export const listCompanies = defineTool({
   }),
   output: listOf(Company),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/companies/',
+      summary: 'List companies',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     await checkStatus(ctx, input.status);
     const counted = await ctx.repos.companies.list(

@@ -50,6 +50,14 @@ export const updateCompany = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   permission: 'edit_companies',
   write: true,
+  routes: [
+    {
+      method: 'PATCH',
+      path: '/v1/companies/:company_id/',
+      summary: 'Change fields of a company',
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     const given = FIELDS.filter((f) => input[f] !== undefined);
     if (given.length === 0) {

@@ -44,6 +44,15 @@ export const uploadCompanyLogo = defineTool({
   write: true,
   // A model cannot send the bytes of a file; the upload is a REST route only.
   mcp: false,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/companies/:company_id/logo/',
+      summary: 'Upload a company logo',
+      upload: LOGO_UPLOAD,
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const { content_type, bytes } = input.file;

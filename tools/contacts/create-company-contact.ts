@@ -13,6 +13,15 @@ export const createCompanyContact = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   write: true,
   permission: 'edit_information_requests',
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/companies/:company_id/contacts/',
+      summary: 'Add a company contact',
+      body: 'merge',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     return toContact(await createContact(ctx, input.company_id, input));
   },

@@ -14,6 +14,13 @@ export const deleteCompanyContact = defineTool({
   write: true,
   permission: 'edit_information_requests',
   mcp: false,
+  routes: [
+    {
+      method: 'DELETE',
+      path: '/v1/companies/:company_id/contacts/:contact_id/',
+      summary: 'Delete a company contact',
+    },
+  ],
   async handler(ctx, input) {
     const contact = await deleteContact(ctx, input.company_id, input.contact_id);
     return { success: true, message: `contact ${contact.name} <${contact.email}> deleted` };

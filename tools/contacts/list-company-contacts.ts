@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { Contact, contactFields, toContact } from '../schemas/contact.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -11,6 +11,15 @@ export const listCompanyContacts = defineTool({
   input: z.object({ ...pageFields, company_id: contactFields.company_id }),
   output: listOf(Contact),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/companies/:company_id/contacts/',
+      summary: "List a company's contacts",
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const counted = await ctx.repos.contacts.list(ctx.principal.scope, company.id, toPage(input));

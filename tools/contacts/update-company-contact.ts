@@ -21,6 +21,14 @@ export const updateCompanyContact = defineTool({
   write: true,
   permission: 'edit_information_requests',
   mcp: false,
+  routes: [
+    {
+      method: 'PATCH',
+      path: '/v1/companies/:company_id/contacts/:contact_id/',
+      summary: 'Change a company contact',
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     const { company_id, contact_id, ...fields } = input;
     return toContact(await updateContact(ctx, company_id, contact_id, fields));

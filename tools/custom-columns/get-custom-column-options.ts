@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { CustomColumn, toCustomColumn } from '../schemas/custom-column.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -11,6 +11,15 @@ export const getCustomColumnOptions = defineTool({
   input: z.object({ ...pageFields }),
   output: listOf(CustomColumn),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/custom-columns/options/',
+      summary: 'List custom columns and their options',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const counted = await ctx.repos.customColumns.listColumns(ctx.principal.firm.id, toPage(input));
     const options = await ctx.repos.customColumns.options(counted.rows.map((r) => r.id));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
 import { CustomColumnValue, toCustomColumnValue } from '../schemas/custom-column.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -15,6 +15,16 @@ export const getCustomColumns = defineTool({
   }),
   output: listOf(CustomColumnValue),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/custom-columns/',
+      summary: "List a company's custom column values",
+      rename: restPaging,
+      requireOneOf: ['company_id', 'company_slug'],
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const company = await resolveCompany(ctx, input);
     const counted = await ctx.repos.customColumns.listValues(

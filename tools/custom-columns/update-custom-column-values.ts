@@ -60,6 +60,15 @@ export const updateCustomColumnValues = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   permission: 'edit_companies',
   write: true,
+  routes: [
+    {
+      method: 'PUT',
+      path: '/v1/custom-columns/values/',
+      summary: 'Replace custom column values',
+      body: { field: 'items' },
+      envelope: 'results',
+    },
+  ],
   async handler(ctx, input) {
     return { results: await updateColumnValues(ctx, input.items) };
   },

@@ -29,6 +29,13 @@ export const getDocumentContent = defineTool({
   }),
   annotations: readOnly,
   permission: 'documents',
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/documents/:document_id/content/',
+      summary: 'Get the text of a document, a page at a time',
+    },
+  ],
   async handler(ctx, input) {
     const row = await ctx.repos.documentParsing.content(ctx.principal.scope, input.document_id);
     if (!row)

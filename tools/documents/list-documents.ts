@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { checkDateRange, isoDateField, nextDay } from '../schemas/dates.ts';
 import { DOCUMENT_SOURCES, Document, PARSE_STATES, toDocument } from '../schemas/document.ts';
@@ -27,6 +27,15 @@ export const listDocuments = defineTool({
   output: listOf(Document),
   annotations: readOnly,
   permission: 'documents',
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/documents/',
+      summary: 'List documents',
+      rename: { ...restPaging, from: 'from_date', to: 'to_date' },
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
     await resolveCompany(ctx, { company_id: input.company_id });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { PARSE_STATES } from '../schemas/document.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -36,6 +36,16 @@ export const searchDocuments = defineTool({
   }),
   annotations: readOnly,
   permission: 'documents',
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/documents/search/',
+      summary: 'Search documents by their text',
+      rename: restPaging,
+      envelope: 'page',
+      alongside: ['unsearchable'],
+    },
+  ],
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
     await resolveCompany(ctx, { company_id: input.company_id });

@@ -46,6 +46,15 @@ export const uploadDocument = defineTool({
   write: true,
   // A model cannot send the bytes of a file; the upload is a REST route only.
   mcp: false,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/documents/',
+      summary: 'Upload a document',
+      upload: DOCUMENT_UPLOAD,
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const company = (await resolveCompany(ctx, { company_id: input.company_id }))!;
     const filename = storedFileName('file', input.file.filename);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EventRow } from '../../db/repos/events.ts';
 import { DOCUMENT_EVENT_TYPES, EVENT_TYPES } from '../../services/event-types.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { MAX_PER_PAGE } from '../schemas/page.ts';
@@ -110,6 +110,9 @@ export const listChanges = defineTool({
     has_more: z.boolean().describe('True when more events follow at once.'),
   }),
   annotations: readOnly,
+  routes: [
+    { method: 'GET', path: '/v1/events/', summary: 'List change events in commit order', rename: restPaging },
+  ],
   async handler(ctx, input) {
     const { principal } = ctx;
     const afterSeq = input.after === undefined ? undefined : decodeCursor(input.after);

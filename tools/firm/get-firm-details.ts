@@ -10,6 +10,7 @@ export const getFirmDetails = defineTool({
   output: FirmDetails,
   annotations: readOnly,
   mcp: false,
+  routes: [{ method: 'GET', path: '/v1/firm-details/', summary: "The caller's firm" }],
   async handler(ctx) {
     return toFirmDetails(ctx.principal.firm);
   },

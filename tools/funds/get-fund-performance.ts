@@ -3,7 +3,7 @@ import { CashFlow, loadReturns, type Position, summarise } from '../../analytics
 import { roundFraction, roundMultiple } from '../../analytics/precision.ts';
 import { utcDate } from '../../core/clock.ts';
 import { compare } from '../../core/decimal.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { NotFound } from '../errors.ts';
 import { pageFields } from '../schemas/page.ts';
 import { VIEWS } from '../views.ts';
@@ -71,6 +71,15 @@ export const getFundPerformance = defineTool({
   }),
   annotations: readOnly,
   ui: { resourceUri: VIEWS.fund.uri },
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/funds/performance/',
+      summary: 'Fund returns: paid-in, NAV, TVPI, DPI, RVPI, gross IRR',
+      rename: restPaging,
+      defaults: { include_cash_flows: true },
+    },
+  ],
   async handler(ctx, input) {
     const asOf = input.as_of_date ?? utcDate(ctx.clock.now());
     const firmId = ctx.principal.firm.id;

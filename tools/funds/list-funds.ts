@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { Fund, toFund } from '../schemas/fund.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -10,6 +10,9 @@ export const listFunds = defineTool({
   input: z.object({ ...pageFields }),
   output: listOf(Fund),
   annotations: readOnly,
+  routes: [
+    { method: 'GET', path: '/v1/funds/', summary: 'List funds', rename: restPaging, envelope: 'page' },
+  ],
   async handler(ctx, input) {
     const counted = await ctx.repos.funds.list(ctx.principal.firm.id, toPage(input));
     return pageResult(input, counted, toFund);

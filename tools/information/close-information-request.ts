@@ -15,6 +15,13 @@ export const closeInformationRequest = defineTool({
   write: true,
   permission: 'edit_information_requests',
   mcp: false,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/information-requests/:information_request_id/close/',
+      summary: 'Close an information request',
+    },
+  ],
   async handler(ctx, input) {
     await closeRequest(ctx, input.information_request_id);
     return requestDetail(ctx, input.information_request_id);

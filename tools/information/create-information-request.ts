@@ -28,6 +28,15 @@ export const createInformationRequest = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   write: true,
   permission: 'edit_information_requests',
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/information-requests/',
+      summary: 'Draft an information request',
+      body: 'merge',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const id = await createRequest(ctx, input);
     return requestDetail(ctx, id);

@@ -14,6 +14,13 @@ export const deleteInformationRequest = defineTool({
   write: true,
   permission: 'edit_information_requests',
   mcp: false,
+  routes: [
+    {
+      method: 'DELETE',
+      path: '/v1/information-requests/:information_request_id/',
+      summary: 'Delete an information request',
+    },
+  ],
   async handler(ctx, input) {
     await deleteRequest(ctx, input.information_request_id);
     return { success: true, message: `information request ${input.information_request_id} deleted` };

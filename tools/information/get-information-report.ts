@@ -14,6 +14,13 @@ export const getInformationReport = defineTool({
   output: InformationReportDetail,
   annotations: readOnly,
   mcp: false,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/information-reports/:information_report_id/',
+      summary: 'Get an information report',
+    },
+  ],
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     const id = input.information_report_id;

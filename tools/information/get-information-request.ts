@@ -11,6 +11,13 @@ export const getInformationRequest = defineTool({
   output: InformationRequestDetail,
   annotations: readOnly,
   mcp: false,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/information-requests/:information_request_id/',
+      summary: 'Get an information request',
+    },
+  ],
   async handler(ctx, input) {
     return requestDetail(ctx, input.information_request_id);
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { utcDate } from '../../core/clock.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { NotFound } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import {
@@ -50,6 +50,15 @@ export const listInformationReports = defineTool({
       .describe('With information_request_id: visible companies that have no report for it.'),
   }),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/information-reports/',
+      summary: 'List information reports',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     await resolveCompany(ctx, { company_id: input.company_id });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { utcDate } from '../../core/clock.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InformationRequest, REQUEST_STATUSES, toInformationRequest } from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -16,6 +16,15 @@ export const listInformationRequests = defineTool({
   }),
   output: listOf(InformationRequest),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/information-requests/',
+      summary: 'List information requests',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     // Counters are counted over the reports of companies the caller may see, in the page's statement.

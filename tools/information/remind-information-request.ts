@@ -30,6 +30,14 @@ export const remindInformationRequest = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   write: true,
   permission: 'edit_information_requests',
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/information-requests/:information_request_id/remind/',
+      summary: 'Remind the companies that have not submitted',
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     const result = await remindRequest(ctx, input.information_request_id, input.company_ids);
     return { information_request_id: input.information_request_id, ...result };

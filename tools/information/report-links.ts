@@ -26,6 +26,13 @@ export const listReportLinks = defineTool({
   output: z.object({ results: z.array(Link) }),
   annotations: readOnly,
   mcp: false,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/information-reports/:information_report_id/links/',
+      summary: "List a report's founder links",
+    },
+  ],
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     const id = input.information_report_id;
@@ -70,6 +77,14 @@ export const revokeReportLinks = defineTool({
   write: true,
   permission: 'edit_information_requests',
   mcp: false,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/information-reports/:information_report_id/links/revoke/',
+      summary: "Revoke a report's founder links",
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     const revoked = await revokeLinks(ctx, input.information_report_id, {
       linkId: input.link_id,

@@ -31,6 +31,13 @@ export const sendInformationRequest = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   write: true,
   permission: 'edit_information_requests',
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/information-requests/:information_request_id/send/',
+      summary: 'Send an information request to its companies',
+    },
+  ],
   async handler(ctx, input) {
     const sent = await sendRequest(ctx, input.information_request_id);
     return { ...(await requestDetail(ctx, input.information_request_id)), ...sent };

@@ -29,6 +29,14 @@ export const updateInformationRequest = defineTool({
   write: true,
   permission: 'edit_information_requests',
   mcp: false,
+  routes: [
+    {
+      method: 'PATCH',
+      path: '/v1/information-requests/:information_request_id/',
+      summary: 'Change an information request',
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     const { information_request_id: id, ...changes } = input;
     await updateRequest(ctx, id, changes);

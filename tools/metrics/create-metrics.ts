@@ -105,6 +105,17 @@ export const createMetrics = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   permission: 'edit_metrics',
   write: true,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/metrics/',
+      summary: 'Create metric data of one company',
+      body: { field: 'items' },
+      envelope: 'results',
+      status: 201,
+      bodyLimit: '16mb',
+    },
+  ],
   async handler(ctx, input) {
     const items = input.items as PointItem[];
     const { companyId, budgetId, categories, written } = await createMetricPoints(ctx, {

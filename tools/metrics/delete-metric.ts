@@ -18,6 +18,7 @@ export const deleteMetric = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   permission: 'edit_metrics',
   write: true,
+  routes: [{ method: 'DELETE', path: '/v1/metrics/:datum_id/', summary: 'Delete one metric datum' }],
   async handler(ctx, input) {
     await deleteMetricDatum(ctx, input.datum_id);
     return { success: true, message: `metric datum ${input.datum_id} deleted` };

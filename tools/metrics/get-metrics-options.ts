@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { MetricsOption, toMetricsOption } from '../schemas/metrics-option.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -65,6 +65,15 @@ export const getMetricsOptions = defineTool({
   }),
   output: listOf(MetricsOption),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/metrics/options/',
+      summary: 'List metric categories and custom metrics',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const counted = await ctx.repos.metrics.listCategories(
       ctx.principal.firm.id,

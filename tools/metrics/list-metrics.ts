@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fiscalPeriodEnds } from '../../core/fiscal.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput, MissingParameter } from '../errors.ts';
 import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
 import { isoDateField } from '../schemas/dates.ts';
@@ -67,6 +67,15 @@ export const listMetrics = defineTool({
   output: listOf(Datum),
   annotations: readOnly,
   mcp: false,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/metrics/',
+      summary: 'List the metrics of a company',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     if (!input.company_id && !input.company_slug) {
       throw new MissingParameter('missing company_id or company_slug: give one of them', [

@@ -76,6 +76,14 @@ export const updateMetric = defineTool({
   },
   permission: 'edit_metrics',
   write: true,
+  routes: [
+    {
+      method: 'PATCH',
+      path: '/v1/metrics/:datum_id/',
+      summary: 'Change the value, currency or comments of one metric datum',
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     if (input.value === undefined && input.currency === undefined && input.comments === undefined) {
       const message = 'give at least one of value, currency and comments';

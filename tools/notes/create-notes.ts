@@ -38,6 +38,16 @@ export const createNotes = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   permission: 'edit_companies',
   write: true,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/notes/',
+      summary: 'Add notes to one company',
+      body: { field: 'items' },
+      envelope: 'results',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const { principal } = ctx;
     const companies = await resolveItemCompanies(ctx, input.items);

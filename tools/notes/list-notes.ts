@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
 import { checkDateRange, isoDateField, nextDay } from '../schemas/dates.ts';
 import { Note, toNote } from '../schemas/note.ts';
@@ -22,6 +22,16 @@ export const listNotes = defineTool({
     .superRefine(checkDateRange),
   output: listOf(Note),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/notes/',
+      summary: 'List the notes on a company',
+      rename: { ...restPaging, from: 'from_date', to: 'to_date' },
+      requireOneOf: ['company_id', 'company_slug'],
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const company = await resolveCompany(ctx, input);
     const counted = await ctx.repos.notes.list(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { passage } from '../../core/search-text.ts';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { isoDateField, nextDay } from '../schemas/dates.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
@@ -36,6 +36,15 @@ export const searchNotes = defineTool({
     }),
   output: listOf(NoteMatch),
   annotations: readOnly,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/notes/search/',
+      summary: 'Search notes by their text',
+      rename: restPaging,
+      envelope: 'page',
+    },
+  ],
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
     await resolveCompany(ctx, { company_id: input.company_id });

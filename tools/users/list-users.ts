@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, readOnly } from '../define.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 import { toUser, User } from '../schemas/user.ts';
 
@@ -13,6 +13,9 @@ export const listUsers = defineTool({
   }),
   output: listOf(User),
   annotations: readOnly,
+  routes: [
+    { method: 'GET', path: '/v1/users/', summary: 'List users', rename: restPaging, envelope: 'page' },
+  ],
   async handler(ctx, input) {
     const counted = await ctx.repos.users.list(ctx.principal.firm.id, { email: input.email }, toPage(input));
     return pageResult(input, counted, toUser);

@@ -9,6 +9,7 @@ export const whoami = defineTool({
   input: z.object({}),
   output: Whoami,
   annotations: readOnly,
+  routes: [{ method: 'GET', path: '/v1/whoami/', summary: 'The calling user and their firm' }],
   async handler(ctx) {
     return toWhoami(ctx.principal.user, ctx.principal.firm);
   },

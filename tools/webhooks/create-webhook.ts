@@ -33,6 +33,15 @@ export const createWebhook = defineTool({
   write: true,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/webhooks/',
+      summary: 'Create a webhook endpoint (the secret is shown once)',
+      body: 'merge',
+      status: 201,
+    },
+  ],
   async handler(ctx, input) {
     const endpoint = await create(webhookContext(ctx), {
       url: input.url,

@@ -13,6 +13,7 @@ export const deleteWebhook = defineTool({
   write: true,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [{ method: 'DELETE', path: '/v1/webhooks/:webhook_id/', summary: 'Delete a webhook endpoint' }],
   async handler(ctx, input) {
     await remove(webhookContext(ctx), input.webhook_id);
     return { success: true, message: `webhook endpoint ${input.webhook_id} deleted` };

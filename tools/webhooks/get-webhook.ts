@@ -11,6 +11,7 @@ export const getWebhook = defineTool({
   annotations: readOnly,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [{ method: 'GET', path: '/v1/webhooks/:webhook_id/', summary: 'Get a webhook endpoint' }],
   async handler(ctx, input) {
     return toWebhook(await endpointOf(ctx, input.webhook_id), ctx.clock.now());
   },

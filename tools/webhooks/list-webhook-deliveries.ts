@@ -16,6 +16,13 @@ export const listWebhookDeliveries = defineTool({
   annotations: readOnly,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/webhooks/:webhook_id/deliveries/',
+      summary: 'Recent deliveries of an endpoint',
+    },
+  ],
   async handler(ctx, input) {
     await endpointOf(ctx, input.webhook_id);
     const now = ctx.clock.now();

@@ -11,6 +11,7 @@ export const listWebhooks = defineTool({
   annotations: readOnly,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [{ method: 'GET', path: '/v1/webhooks/', summary: 'List webhook endpoints' }],
   async handler(ctx) {
     const now = ctx.clock.now();
     const rows = await ctx.repos.webhooks.listEndpoints(ctx.principal.firm.id);

@@ -22,6 +22,14 @@ export const replayWebhookDelivery = defineTool({
   write: true,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/webhooks/:webhook_id/deliveries/:delivery_id/replay/',
+      summary: 'Send a delivery again',
+      status: 202,
+    },
+  ],
   async handler(ctx, input) {
     const delivery = await replay(webhookContext(ctx), input.webhook_id, input.delivery_id);
     return toDelivery(delivery, ctx.clock.now());

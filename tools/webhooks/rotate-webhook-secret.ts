@@ -17,6 +17,9 @@ export const rotateWebhookSecret = defineTool({
   write: true,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [
+    { method: 'POST', path: '/v1/webhooks/:webhook_id/rotate-secret/', summary: 'Rotate the signing secret' },
+  ],
   async handler(ctx, input) {
     const endpoint = await rotate(webhookContext(ctx), input.webhook_id);
     return { ...toWebhook(endpoint, ctx.clock.now()), secret: endpoint.secret };

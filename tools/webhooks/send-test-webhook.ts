@@ -15,6 +15,14 @@ export const sendTestWebhook = defineTool({
   write: true,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [
+    {
+      method: 'POST',
+      path: '/v1/webhooks/:webhook_id/test/',
+      summary: 'Send a webhook.test event',
+      status: 202,
+    },
+  ],
   async handler(ctx, input) {
     return toDelivery(await sendTest(webhookContext(ctx), input.webhook_id), ctx.clock.now());
   },

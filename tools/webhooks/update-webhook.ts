@@ -33,6 +33,14 @@ export const updateWebhook = defineTool({
   write: true,
   permission: 'manage_webhooks',
   mcp: false,
+  routes: [
+    {
+      method: 'PATCH',
+      path: '/v1/webhooks/:webhook_id/',
+      summary: 'Change a webhook endpoint',
+      body: 'merge',
+    },
+  ],
   async handler(ctx, input) {
     const { webhook_id, ...changes } = input;
     if (Object.values(changes).every((v) => v === undefined))
