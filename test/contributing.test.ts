@@ -66,3 +66,42 @@ describe('adding a read tool with a route as CONTRIBUTING.md says', function () 
     expect(operation?.parameters?.map((p) => p.name)).to.include('word');
   });
 });
+
+describe('the route table derived from the registry', () => {
+  const routed = (name: string, ...paths: string[]) => ({
+    ...greetFirm,
+    name,
+    routes: paths.map((path) => ({ method: 'GET' as const, path, summary: name })),
+  });
+
+  it('keeps the registry order, but puts a route before an earlier one that would take its requests', () => {
+    const table = routesOf([
+      routed('get_thing', '/v1/things/:thing_id/'),
+      routed('list_things', '/v1/things/'),
+      routed('search_things', '/v1/things/search/'),
+      routed('get_part', '/v1/things/:thing_id/parts/:part_id/', '/v1/things/:thing_id/parts/latest/'),
+    ]);
+    expect(table.map((route) => route.path)).to.deep.equal([
+      '/v1/things/search/',
+      '/v1/things/:thing_id/',
+      '/v1/things/',
+      '/v1/things/:thing_id/parts/latest/',
+      '/v1/things/:thing_id/parts/:part_id/',
+    ]);
+  });
+
+  it('has no route of the registry after one that would take its requests', () => {
+    const paramOrSame = (a: string, b: string) => a === b || a.startsWith(':') || b.startsWith(':');
+    for (const [i, earlier] of routes.entries()) {
+      for (const later of routes.slice(i + 1)) {
+        const [a, b] = [earlier.path.split('/'), later.path.split('/')];
+        const taken =
+          earlier.method === later.method &&
+          a.length === b.length &&
+          a.every((segment, k) => paramOrSame(segment, b[k]!)) &&
+          a.some((segment, k) => segment.startsWith(':') && !b[k]!.startsWith(':'));
+        expect(taken, `${earlier.method} ${earlier.path} before ${later.path}`).to.equal(false);
+      }
+    }
+  });
+});
