@@ -10,7 +10,6 @@
 // schema of its own). Writes its section of bench/RESULTS.md.
 // Options: --quick (fewer searches and files), --docs N (100), --chars C (1000000), --searches S (20),
 // --files F (60), --no-write (print only).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,7 +20,8 @@ import { SEARCHED_CHARS } from '../db/migrations/014-document-parsing.ts';
 import { docxFile, odsFile, pdfFile, pptxFile, xlsxFile } from '../db/seeds/office-files.ts';
 import { extractText, tidy } from '../parsing/extract.ts';
 import { type Dialect, throwawayDatabase } from './databases.ts';
-import { BENCH_TOKEN, generate, mulberry32 } from './generate.ts';
+import { generate, mulberry32 } from './generate.ts';
+import { auth, loopDelayMax, percentile, retried, serve } from './server.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -40,7 +40,6 @@ const chars = Number(values.chars);
 const searches = Number(values.searches ?? (quick ? 10 : 20));
 const files = Number(values.files ?? (quick ? 30 : 60));
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-const node = join(root, 'node_modules/.bin/node');
 const COMPANY = 'bc000000';
 /** In every text, all through it. */
 const COMMON = 'quarterly';
@@ -125,73 +124,6 @@ async function seedTexts(url: string): Promise<void> {
   }
 }
 
-interface Server {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-let nextPort = 19100 + Math.floor(Math.random() * 500) * 2;
-
-/** The production start path (bench/serve.ts) in a child process; resolves once /readyz answers. */
-async function serve(url: string, env: Record<string, string>): Promise<Server> {
-  const port = nextPort++;
-  const child: ChildProcess = spawn(node, ['--import', 'tsx', 'bench/serve.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      PUBLIC_URL: 'http://bench.local',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      SHUTDOWN_DRAIN_SECONDS: '0',
-      METRICS_TOKEN,
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${base}/readyz`);
-      await res.arrayBuffer();
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url: base,
-    pid: child.pid!,
-    async stop() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-const auth = { Authorization: `Bearer ${BENCH_TOKEN}` };
-const METRICS_TOKEN = 'bench-metrics-token-0000000000000000';
-
-/**
- * The server's longest event-loop delay since the last call, in ms: prom-client's monitorEventLoopDelay
- * (10 ms resolution), which each scrape of /metrics resets.
- */
-async function loopDelayMax(base: string): Promise<number> {
-  const res = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
-  const text = await res.text();
-  return Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1] ?? Number.NaN) * 1000;
-}
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? 0;
-};
-
 interface SearchFigures {
   query: string;
   p50: number;
@@ -207,16 +139,6 @@ interface SearchFigures {
   /** The median over the searches of each one's longest event-loop delay. */
   loopMedian: number;
   passage: string;
-}
-
-/** A request sent again once when its kept-alive connection was closed under it (a long stall can do that). */
-async function retried<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (e) {
-    if (!(e instanceof TypeError)) throw e;
-    return request();
-  }
 }
 
 /** /healthz asked back to back until `stop` is set; the slowest answer. */

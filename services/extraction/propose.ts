@@ -1,7 +1,14 @@
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { ProposalInsert } from '../../db/repos/document-parsing.ts';
 import type { SheetGrid } from '../../parsing/grid.ts';
-import { extractFigures, HIGH_CONFIDENCE, type Target } from './tables.ts';
+import {
+  type Extraction,
+  type ExtractionContext,
+  extractFigures,
+  HIGH_CONFIDENCE,
+  type Target,
+} from './tables.ts';
 
 /** What a parse's grids come to for its document: proposal rows, and why a person is needed, if one is. */
 export type Proposer = (
@@ -37,7 +44,7 @@ export function createProposer(db: Knex): Proposer {
       .select('label', 'category_id')) as { label: string; category_id: string }[];
     const standard = new Map(categories.filter((c) => c.is_standard).map((c) => [c.name, c.id]));
     const byId = new Set(categories.map((c) => c.id));
-    const result = extractFigures(grids, {
+    const context: ExtractionContext = {
       fyEndMonth: Number(doc.fiscal_year_end.slice(0, 2)) || 12,
       currency: doc.currency,
       customMetrics: categories.filter((c) => !c.is_standard).map((c) => ({ id: c.id, name: c.name })),
@@ -46,7 +53,16 @@ export function createProposer(db: Knex): Proposer {
           .filter((l) => byId.has(l.category_id))
           .map((l) => [l.label, { custom_metric_id: l.category_id }]),
       ),
-    });
+    };
+    // Sheet by sheet, letting the event loop go between them: a workbook of many sheets is not read in
+    // one stretch of the server's time.
+    const result: Extraction = { proposals: [], unmapped: [] };
+    for (const grid of grids) {
+      const sheet = extractFigures([grid], context);
+      result.proposals.push(...sheet.proposals);
+      result.unmapped.push(...sheet.unmapped);
+      await yieldToOthers();
+    }
     const idOf = (target: Target) =>
       'category' in target ? (standard.get(target.category) ?? null) : target.custom_metric_id;
     const rows: ProposalInsert[] = result.proposals.map((p) => ({
