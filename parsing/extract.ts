@@ -19,7 +19,10 @@ export type Extraction =
       pages: number | null;
       /** Set when a bound cut the text: one sentence saying what was cut and why. */
       cut?: string;
-      /** For spreadsheets (XLSX, ODS, CSV): each sheet as typed cells, within the same cell cap. */
+      /**
+       * For spreadsheets (XLSX, ODS, CSV): each sheet as typed cells, within the same cell cap; for a PDF,
+       * each page whose text holds a table of aligned columns.
+       */
       grids?: SheetGrid[];
     }
   | { state: 'not-parseable' | 'needs-input'; reason: string };
@@ -126,7 +129,12 @@ async function extractByFormat(
   };
   switch (format) {
     case 'pdf':
-      await readPdf(bytes, out, found, limits.maxPdfPages ?? DEFAULT_EXTRACT_LIMITS.maxPdfPages!);
+      try {
+        await readPdf(bytes, out, found, limits.maxPdfPages ?? DEFAULT_EXTRACT_LIMITS.maxPdfPages!, grids());
+      } finally {
+        // A PDF without a table has no grids, as before.
+        if (found.grids?.grids.length === 0) delete found.grids;
+      }
       return undefined;
     case 'docx':
       readDocx(new ZipReader(bytes), out);

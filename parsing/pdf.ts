@@ -1,5 +1,7 @@
 import { inflateBounded, ZipError } from '../core/zip.ts';
+import type { GridCollector } from './grid.ts';
 import { type TextOutput, Unparseable } from './output.ts';
+import { type PlacedText, pdfPageGrid } from './pdf-tables.ts';
 
 /** The PDF reader is large: it is loaded the first time a PDF is parsed. */
 let pdfReader: Promise<typeof import('unpdf')> | undefined;
@@ -62,15 +64,30 @@ export function checkPdfStreams(bytes: Buffer): void {
   }
 }
 
+/** A page's table, if its text items hold one, as a grid named after the page. */
+function collectTable(n: number, items: readonly PlacedText[], grids: GridCollector): void {
+  const rows = pdfPageGrid(items);
+  if (!rows) return;
+  grids.sheet(`Page ${n}`);
+  rows.forEach((cells, r) => {
+    grids.row(
+      r,
+      cells.map((value, column) => ({ column, value })),
+    );
+  });
+}
+
 /**
  * A PDF's text, page by page, at most `maxPages` pages and no more once the output is full; the
- * document's page count goes to `pages` first.
+ * document's page count goes to `pages` first. With `grids`, a page whose text holds a table of aligned
+ * columns is also read as a grid (pdf-tables.ts).
  */
 export async function readPdf(
   bytes: Buffer,
   out: TextOutput,
   found: { pages: number | null },
   maxPages: number,
+  grids?: GridCollector,
 ): Promise<void> {
   checkPdfStreams(bytes);
   const { getDocumentProxy } = await loadPdfReader();
@@ -89,9 +106,15 @@ export async function readPdf(
       const page = await pdf.getPage(n);
       const content = await page.getTextContent();
       let text = '';
+      const placed: PlacedText[] = [];
       for (const item of content.items)
-        if ('str' in item && item.str != null) text += item.hasEOL ? `${item.str}\n` : item.str;
+        if ('str' in item && item.str != null) {
+          text += item.hasEOL ? `${item.str}\n` : item.str;
+          const [, , , , x, y] = item.transform as number[];
+          placed.push({ text: item.str, x: x!, y: y!, width: item.width, height: item.height });
+        }
       page.cleanup();
+      if (grids) collectTable(n, placed, grids);
       out.add(`${n > 1 ? '\n\n' : ''}${text.trim()}`);
     }
     if (read < total)

@@ -12,9 +12,10 @@ import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { corpus } from './helpers/workbook-corpus.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const typeOf = (file: string) => (file.endsWith('.pdf') ? 'application/pdf' : XLSX_TYPE);
 
 for (const dialect of dialects) {
-  describe(`proposals stored by the parse of a spreadsheet (${dialect.name}) @db`, function () {
+  describe(`proposals stored by the parse of a spreadsheet or a PDF's table (${dialect.name}) @db`, function () {
     this.timeout(60_000);
     let t: TestDb;
     let fx: Fixture;
@@ -34,7 +35,7 @@ for (const dialect of dialects) {
         firmId: fx.firmA.id,
         name: file,
         body: content,
-        contentType: XLSX_TYPE,
+        contentType: typeOf(file),
       });
       const worker = createParseWorker({
         repo: documentParsingRepo(t.db),
@@ -78,6 +79,21 @@ for (const dialect of dialects) {
       expect(doc).to.deep.equal({ parse_state: 'needs-input', parse_note: '3 rows of figures need review' });
       const unmapped = (await proposalsOf(id)).filter((r) => r.category === null);
       expect(unmapped.map((r) => r.cell)).to.have.members(['A4', 'A5', 'A7']);
+    });
+
+    it('proposes the figures of a table printed in a PDF, the budget block as budget, each with its page and cell', async () => {
+      const id = await parsed('pdf-quarterly-budget.pdf');
+      const doc = await t.db('documents').where({ id }).first('parse_state');
+      expect(doc.parse_state).to.equal('completed');
+      const rows = await proposalsOf(id);
+      expect(rows).to.have.length(12);
+      expect(rows.filter((r) => r.kind === 'budget')).to.have.length(6);
+      expect(rows.find((r) => r.cell === 'C5')).to.deep.include({
+        category: 'total_operating_expenses',
+        date: '2026-06-30',
+        value: '2000000',
+        kind: 'actual',
+      });
     });
   });
 }

@@ -11,6 +11,7 @@ const TYPES: Record<string, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   ods: 'application/vnd.oasis.opendocument.spreadsheet',
   csv: 'text/csv',
+  pdf: 'application/pdf',
 };
 
 const key = (p: { date: string; cadence: string; value: string; kind: string }, category: string) =>

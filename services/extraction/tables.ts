@@ -109,6 +109,15 @@ interface Header {
   kinds: Map<number, Kind>;
 }
 
+/**
+ * The kind a block label above the header names: a label is a few words (`Budget`, `Actual YTD`,
+ * `Full-year plan`); a sentence above the table (a PDF's prose, a note) names none, whatever words it uses.
+ */
+function blockKind(text: string): Kind | undefined {
+  const t = text.trim();
+  return t.length <= 40 && t.split(/\s+/).length <= 4 ? kindOf(t) : undefined;
+}
+
 /** The row with the most period cells (two at least) among the first rows of a sheet. */
 function findHeader(rows: Dense, fyEndMonth: number): Header | undefined {
   let best: Header | undefined;
@@ -130,7 +139,7 @@ function findHeader(rows: Dense, fyEndMonth: number): Header | undefined {
       for (let k = c; k >= 0 && !kind; k--) {
         const above = rows[r]![k];
         if (typeof above === 'string' && above.trim() !== '') {
-          kind = kindOf(above);
+          kind = blockKind(above);
           break;
         }
       }

@@ -1,3 +1,4 @@
+import { pdfTable, writePdf } from './pdfs.ts';
 import { type WriteCell, type WriteSheet, writeCsv, writeOds, writeXlsx } from './workbooks.ts';
 
 // The extraction corpus: management-accounts layouts founders send, each with the data points a
@@ -238,5 +239,97 @@ export function corpus(): CorpusFile[] {
       kind: 'budget' as const,
     })),
   ]);
+  pdfs(add);
   return files;
+}
+
+/** Tables printed in a PDF's text layer as aligned columns, figures right-aligned, costs in brackets. */
+function pdfs(add: (file: string, content: Buffer, expected: ExpectedPoint[]) => void): void {
+  const monthly = [
+    [undefined, 'Jan-26', 'Feb-26', 'Mar-26'],
+    ['Revenue', '1,200', '1,350', '1,500'],
+    ['Cost of sales', '(400)', '(450)', '(500)'],
+    ['Gross profit', '800', '900', '1,000'],
+    ['Operating expenses', '(700)', '(720)', '(760)'],
+    ['EBITDA', '100', '180', '240'],
+    ['Headcount', '12', '13', '15'],
+  ];
+  add(
+    'pdf-monthly-pl.pdf',
+    writePdf([
+      [
+        { x: 72, y: 740, text: 'Acme Ltd', size: 16 },
+        { x: 72, y: 716, text: 'Monthly management accounts - March 2026' },
+        {
+          x: 72,
+          y: 700,
+          text: 'Revenue grew 11% in the quarter; hiring followed plan. All figures in $000s.',
+        },
+        ...pdfTable(monthly, [330, 410, 490], 660),
+        { x: 72, y: 520, text: 'Prepared by the finance team, unaudited.' },
+        { x: 290, y: 60, text: 'Page 1 of 1', size: 9 },
+      ],
+    ]),
+    [
+      ...pointsOf(
+        [
+          ['revenue', [1200, 1350, 1500]],
+          ['cost_of_goods_sold', [400, 450, 500]],
+          ['gross_profit', [800, 900, 1000]],
+          ['total_operating_expenses', [700, 720, 760]],
+          ['ebitda', [100, 180, 240]],
+        ],
+        MONTH_ENDS,
+        'month',
+        1000,
+      ),
+      ...pointsOf([['headcount', [12, 13, 15]]], MONTH_ENDS, 'month'),
+    ],
+  );
+
+  // A board pack: a page of prose, then actual beside budget by quarter, a block label over each group.
+  const quarters = [
+    [undefined, 'Actual', undefined, 'Budget'],
+    [undefined, 'Q1 2026', 'Q2 2026', 'Q1 2026', 'Q2 2026'],
+    ['Turnover', '2,400', '2,650', '2,500', '2,700'],
+    ['Operating expenses', '(1,900)', '(2,000)', '(1,950)', '(2,050)'],
+    ['Cash at bank', '5,100', '4,800', '5,000', '4,700'],
+  ];
+  add(
+    'pdf-quarterly-budget.pdf',
+    writePdf([
+      [
+        { x: 72, y: 740, text: 'Board pack - Q2 2026', size: 16 },
+        { x: 72, y: 712, text: 'Sales closed 14 new accounts in the quarter, 3 more than in Q1 2026.' },
+        { x: 72, y: 696, text: 'The team is 42 people; we expect 45 by the end of Q3 2026.' },
+      ],
+      [
+        { x: 72, y: 740, text: 'Financial summary (EUR, in thousands)' },
+        ...pdfTable(quarters, [300, 370, 450, 520], 700),
+      ],
+    ]),
+    [
+      ...pointsOf(
+        [
+          ['revenue', [2400, 2650]],
+          ['total_operating_expenses', [1900, 2000]],
+          ['cash_in_bank', [5100, 4800]],
+        ],
+        ['2026-03-31', '2026-06-30'],
+        'quarter',
+        1000,
+      ),
+      ...pointsOf(
+        [
+          ['revenue', [2500, 2700]],
+          ['total_operating_expenses', [1950, 2050]],
+          ['cash_in_bank', [5000, 4700]],
+        ],
+        ['2026-03-31', '2026-06-30'],
+        'quarter',
+        1000,
+        'budget',
+      ),
+    ],
+  );
 }
