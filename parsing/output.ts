@@ -48,7 +48,12 @@ const MAX_GAP = 64;
 
 /** Cells never hold a tab or line break in the text, so each row stays one tab-separated line. */
 export function flat(s: string): string {
-  return s.replace(/[\t\r\n]+/g, ' ').trim();
+  // Most cells hold no break at all: they are only trimmed (this runs for every cell of a workbook).
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 9 || c === 10 || c === 13) return s.replace(/[\t\r\n]+/g, ' ').trim();
+  }
+  return s.trim();
 }
 
 /**

@@ -142,7 +142,9 @@ export function readSheetRows(zip: ZipReader, path: string, rows: XlsxRows): voi
   let cell: XlsxCell | undefined;
   let column = -1;
   // How deep the reader is in <v>, <is>, <t> and phonetic runs (<rPh>): a value is v's text, or is/t's.
-  const depth: Record<string, number> = { v: 0, is: 0, t: 0, rPh: 0 };
+  const depth = { v: 0, is: 0, t: 0, rPh: 0 };
+  const nested = (local: string): local is keyof typeof depth =>
+    local === 'v' || local === 't' || local === 'is' || local === 'rPh';
   readXml(zip, entry, {
     open(element) {
       if (!SHEET.has(element.uri)) return;
@@ -157,7 +159,7 @@ export function readSheetRows(zip: ZipReader, path: string, rows: XlsxRows): voi
         column = columnOf(element.attribute('', 'r')) ?? column + 1;
         const type = element.attribute('', 't') ?? 'n';
         cell = { column, value: '', type, style: Number.isInteger(style) && style >= 0 ? style : undefined };
-      } else if (Object.hasOwn(depth, local)) depth[local]!++;
+      } else if (nested(local)) depth[local]++;
     },
     close({ uri, local }) {
       if (!SHEET.has(uri)) return;
@@ -172,11 +174,11 @@ export function readSheetRows(zip: ZipReader, path: string, rows: XlsxRows): voi
           rows.row(rowNumber, cells);
           cells = [];
         }
-      } else if (Object.hasOwn(depth, local)) depth[local] = Math.max(0, depth[local]! - 1);
+      } else if (nested(local)) depth[local] = Math.max(0, depth[local] - 1);
     },
     text(t) {
       if (cell === undefined || cell.value.length >= MAX_CELL_CHARS) return;
-      if (depth.v! > 0 || (depth.is! > 0 && depth.t! > 0 && depth.rPh === 0)) cell.value += t;
+      if (depth.v > 0 || (depth.is > 0 && depth.t > 0 && depth.rPh === 0)) cell.value += t;
     },
   });
 }
@@ -218,8 +220,9 @@ export function dateStyles(zip: ZipReader): Set<number> {
 /** A cell as a typed value: numbers (dates when their format shows one), text, or null. */
 function typedCell(c: XlsxCell, strings: string[], dates: Set<number>): GridCell {
   if (c.type === 'n') {
-    const n = Number(c.value.trim());
-    if (c.value.trim() === '' || !Number.isFinite(n)) return null;
+    const value = c.value.trim();
+    const n = Number(value);
+    if (value === '' || !Number.isFinite(n)) return null;
     if (c.style !== undefined && dates.has(c.style)) {
       const date = excelSerialDate(n);
       return date ? { date } : n;

@@ -36,10 +36,22 @@ export function kindOf(text: string): Kind | undefined {
   return undefined;
 }
 
+/** The kind words, each compiled once to remove all of them from a header. */
+const KIND_WORDS_ALL = KIND_WORDS.map(([pattern]) => new RegExp(pattern.source, 'gi'));
+
+/** Whether a text holds a digit: every period spelled in text does. */
+function hasDigit(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
+
 /** A header text without the kind words and punctuation around a period (`Jan-26 Actual` → `Jan-26`). */
 function bare(text: string): string {
   let t = text;
-  for (const [pattern] of KIND_WORDS) t = t.replace(new RegExp(pattern.source, 'gi'), ' ');
+  for (const pattern of KIND_WORDS_ALL) t = t.replace(pattern, ' ');
   return t
     .replace(/[()[\]:|]/g, ' ')
     .replace(/\s+/g, ' ')
@@ -62,6 +74,7 @@ export function periodOf(cell: GridCell, fyEndMonth = 12): Period | undefined {
       ? { end: monthEnd(cell, fyEndMonth), cadence: 'year' }
       : undefined;
   }
+  if (cell.length > 80 || !hasDigit(cell)) return undefined;
   const text = bare(cell).toLowerCase();
   if (text.length > 40) return undefined;
   let m = /^(\d{4})[-/.](\d{1,2})$/.exec(text);

@@ -198,21 +198,30 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
   const sheetKind = kindOf(sheet.name);
   const result: Extraction = { proposals: [], unmapped: [] };
   const seen = new Set<string>();
+  const columns = [...header.periods.keys()];
   for (let r = header.row + 1; r < sheet.rows.length; r++) {
     const row = sheet.rows[r]!;
     const label = labelOf(row, firstColumn);
-    const figures = [...header.periods.keys()].filter((c) => figureOf(row[c] ?? null) !== undefined);
-    if (!label || figures.length === 0 || isBareTotal(label)) continue;
+    if (!label) continue;
+    // Each figure read once: [column, value].
+    const figures: [number, number][] = [];
+    for (const c of columns) {
+      const value = figureOf(row[c] ?? null);
+      if (value !== undefined) figures.push([c, value]);
+    }
+    if (figures.length === 0 || isBareTotal(label)) continue;
     const mapped = targetOf(label, context);
     if (!mapped) {
       result.unmapped.push({ sheet: sheet.name, row: r + 1, label });
       continue;
     }
-    for (const c of figures) {
+    const target =
+      'category' in mapped.target ? mapped.target.category : `#${mapped.target.custom_metric_id}`;
+    for (const [c, value] of figures) {
       const kind = sheetKind ?? header.kinds.get(c) ?? 'actual';
       if (kind === 'forecast') continue;
       const period = header.periods.get(c)!;
-      const key = `${JSON.stringify(mapped.target)}|${period.end}|${period.cadence}|${kind}`;
+      const key = `${target}|${period.end}|${period.cadence}|${kind}`;
       // The same figure twice on a sheet (a line and its total): the first is kept, lower in confidence.
       if (seen.has(key)) continue;
       seen.add(key);
@@ -223,7 +232,7 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
         target: mapped.target,
         date: period.end,
         cadence: period.cadence,
-        value: scaled(figureOf(row[c] ?? null)!, mapped.target, multiplier),
+        value: scaled(value, mapped.target, multiplier),
         currency: currency ?? context.currency,
         kind,
         confidence: mapped.confidence,
