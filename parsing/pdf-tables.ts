@@ -1,4 +1,4 @@
-import type { GridCell } from './grid.ts';
+import { type GridCell, MAX_GRID_COLUMNS } from './grid.ts';
 
 // Tables a PDF's text layer holds as aligned columns, read as grids of cells. Only where the layout says
 // so plainly: text items on the same baseline form a line; the columns are the bands that the figures of
@@ -36,6 +36,12 @@ const SAME_CHUNK = 0.35;
 /** Lines of figures needed for a table, and figures in each. */
 const MIN_FIGURE_LINES = 2;
 const MIN_FIGURES = 2;
+
+/**
+ * A page with more text items than this is not looked at for a table (its text is still read): placing
+ * each item in its column costs items × columns, and no printed table comes near it.
+ */
+export const MAX_TABLE_ITEMS = 50_000;
 
 const NUMBER = /^(\()?-?[$€£]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(\))?$/;
 
@@ -94,7 +100,8 @@ function bandsOf(lines: Lines): Band[] | undefined {
     if (last && x0 <= last.x1) last.x1 = Math.max(last.x1, x1);
     else bands.push({ x0, x1 });
   }
-  if (bands.length < MIN_FIGURES) return undefined;
+  // Columns past the grid's width would be dropped: a table that wide is no table read reliably.
+  if (bands.length < MIN_FIGURES || bands.length > MAX_GRID_COLUMNS) return undefined;
   for (const figures of figureLines) {
     const used = new Set(figures.map((f) => bandOf(bands, f)));
     if (used.size !== figures.length) return undefined;
@@ -123,6 +130,7 @@ function bandOf(bands: readonly Band[], chunk: Chunk): number {
  * are numbers, the rest text. Undefined when the page holds no such table.
  */
 export function pdfPageGrid(items: readonly PlacedText[]): GridCell[][] | undefined {
+  if (items.length > MAX_TABLE_ITEMS) return undefined;
   const lines = linesOf(items);
   const bands = bandsOf(lines);
   if (!bands) return undefined;

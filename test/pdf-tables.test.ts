@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { pdfFile } from '../db/seeds/office-files.ts';
 import { extractText } from '../parsing/extract.ts';
-import { type PlacedText, pdfFigure, pdfPageGrid } from '../parsing/pdf-tables.ts';
+import { MAX_TABLE_ITEMS, type PlacedText, pdfFigure, pdfPageGrid } from '../parsing/pdf-tables.ts';
 import { pdfTable, writePdf } from './helpers/pdfs.ts';
 
 const read = (content: Buffer) =>
@@ -51,6 +51,18 @@ describe('tables in the text layer of a PDF', () => {
     expect(pdfPageGrid(ragged)).to.equal(undefined);
     // One line of figures is no table either.
     expect(pdfPageGrid(placed(700, [72, 'Revenue'], [200, '1,200'], [260, '1,350']))).to.equal(undefined);
+  });
+
+  it('looks for no table among more columns than a grid holds, or more items than a page of tables has', () => {
+    const wide = (y: number) => Array.from({ length: 600 }, (_, i) => placed(y, [i * 20, '7'])[0]!);
+    const started = performance.now();
+    expect(pdfPageGrid([...wide(700), ...wide(684)])).to.equal(undefined);
+    const many = Array.from(
+      { length: MAX_TABLE_ITEMS + 1 },
+      (_, i) => placed(700 - (i % 2) * 16, [72 + (i % 2) * 100, '1'])[0]!,
+    );
+    expect(pdfPageGrid(many)).to.equal(undefined);
+    expect(performance.now() - started).to.be.below(1000);
   });
 
   it('keeps one line of text whose items share a baseline within half the font height', () => {
