@@ -74,7 +74,9 @@ function linesOf(items: readonly PlacedText[]): Lines {
     const chunks: Chunk[] = [];
     for (const item of line) {
       const last = chunks[chunks.length - 1];
-      const x1 = item.x + Math.max(0, item.width);
+      // A font without widths gives items no width: half the font height a character stands in.
+      const width = item.width > 0 ? item.width : item.text.length * item.height * 0.5;
+      const x1 = item.x + width;
       if (last && item.x - last.x1 < Math.max(1, item.height * SAME_CHUNK)) {
         last.text = `${last.text} ${item.text.trim()}`;
         last.x1 = Math.max(last.x1, x1);
@@ -86,7 +88,8 @@ function linesOf(items: readonly PlacedText[]): Lines {
 
 /**
  * The column bands: the union of the extents of the figures on lines with two or more figures; undefined
- * when two figures of one line fall into one band, or there are too few such lines or bands.
+ * when two figures of one line fall into one band, a band holds figures of fewer than half the lines,
+ * or there are too few such lines or bands.
  */
 function bandsOf(lines: Lines): Band[] | undefined {
   const figureLines = lines
@@ -102,11 +105,16 @@ function bandsOf(lines: Lines): Band[] | undefined {
   }
   // Columns past the grid's width would be dropped: a table that wide is no table read reliably.
   if (bands.length < MIN_FIGURES || bands.length > MAX_GRID_COLUMNS) return undefined;
+  const holding = new Array<number>(bands.length).fill(0);
   for (const figures of figureLines) {
     const used = new Set(figures.map((f) => bandOf(bands, f)));
     if (used.size !== figures.length) return undefined;
+    for (const band of used) holding[band]!++;
   }
-  return bands;
+  // A column is one that figures of many lines stand in: a band of one or two stray figures says the
+  // figures are not in columns at all (ragged text, or positions the layer does not give truly).
+  const needed = Math.max(MIN_FIGURE_LINES, Math.ceil(figureLines.length / 2));
+  return holding.every((n) => n >= needed) ? bands : undefined;
 }
 
 /** The band a chunk belongs to: the one it overlaps most, else the nearest. */

@@ -49,6 +49,13 @@ describe('tables in the text layer of a PDF', () => {
       ...placed(684, [72, 'Costs'], [215, '400'], [232, '450']),
     ];
     expect(pdfPageGrid(ragged)).to.equal(undefined);
+    // Figures that each stand apart (no column shared by half the lines) are no table.
+    const scattered = [
+      ...placed(700, [72, 'Revenue'], [200, '1'], [300, '2']),
+      ...placed(684, [72, 'Costs'], [250, '3'], [350, '4']),
+      ...placed(668, [72, 'Cash'], [200, '5'], [300, '6']),
+    ];
+    expect(pdfPageGrid(scattered)).to.equal(undefined);
     // One line of figures is no table either.
     expect(pdfPageGrid(placed(700, [72, 'Revenue'], [200, '1,200'], [260, '1,350']))).to.equal(undefined);
   });
