@@ -139,7 +139,7 @@ const questions: Question[] = [
   {
     question: 'Ownership and MOIC in the three largest holdings by fair value',
     ask: async (call) => {
-      await call('get_investment_metrics', { sort_by: 'fair_value', limit: 3 });
+      await call('get_investment_metrics', { sort_by: '-fair_value', limit: 3 });
     },
     expect: async (detailed) => {
       const all = (await detailed('get_investment_metrics', {})).metrics as Row[];

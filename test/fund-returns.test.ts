@@ -513,14 +513,14 @@ for (const dialect of dialects) {
       expect(Number(funds[0]!.paid_in_capital)).to.equal(430_000);
     });
 
-    it('get_investment_metrics without company ids ranks every visible company by sort_by, limited', async () => {
+    it("get_investment_metrics without company ids ranks every visible company by sort_by ('-' for highest first), limited", async () => {
       const every = await metrics({
         company_ids: [fx.companies.acme.id, fx.companies.beta.id, fx.companies.gamma.id],
         as_of_date: AS_OF,
       });
       const res = await mcp.callTool({
         name: 'get_investment_metrics',
-        arguments: { as_of_date: AS_OF, sort_by: 'fair_value', limit: 2 },
+        arguments: { as_of_date: AS_OF, sort_by: '-fair_value', limit: 2 },
       });
       expect(res.isError, JSON.stringify(res.content)).to.not.equal(true);
       const top = (res.structuredContent as { metrics: { company_id: string; fair_value: string }[] })
@@ -533,7 +533,7 @@ for (const dialect of dialects) {
       expect(top.map((m) => [m.company_id, m.fair_value])).to.deep.equal(expected);
       const byMoic = await mcp.callTool({
         name: 'get_investment_metrics',
-        arguments: { as_of_date: AS_OF, sort_by: 'moic', sort_order: 'asc' },
+        arguments: { as_of_date: AS_OF, sort_by: 'moic' },
       });
       const moics = (byMoic.structuredContent as { metrics: { moic: string | null }[] }).metrics
         .map((m) => m.moic)

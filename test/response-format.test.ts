@@ -114,8 +114,16 @@ for (const dialect of dialects) {
       expect(concise.count).to.equal(detailed.count);
     });
 
-    it('keeps every investment figure and cash flow of get_investment_metrics, the flows in one table', async () => {
+    it('leaves the cash flows out of get_investment_metrics unless include_cash_flows asks for them', async () => {
       const { concise, detailed } = await both('get_investment_metrics', {});
+      expect(concise).to.not.have.property('cash_flow_table');
+      for (const m of detailed.metrics as Json[]) expect(m).to.not.have.property('cash_flows');
+      const withFlows = (await call('get_investment_metrics', { include_cash_flows: true })).structuredContent as Json;
+      expect(JSON.stringify(concise).length).to.be.below(JSON.stringify(withFlows).length / 2);
+    });
+
+    it('keeps every investment figure and cash flow of get_investment_metrics, the flows in one table', async () => {
+      const { concise, detailed } = await both('get_investment_metrics', { include_cash_flows: true });
       const detailedMetrics = detailed.metrics as Json[];
       expect(
         (concise.metrics as Json[]).map((m) => ({ ...m, as_of_date: concise.as_of_date })),

@@ -40,14 +40,24 @@ const CompanyMetrics = z.object({
     .describe('Of the latest round on or before as_of_date that states it.'),
   latest_price_per_share: z.string().nullable().describe('Latest share-class price on or before as_of_date.'),
   notes: z.array(z.string()).describe('Amounts left out and other caveats.'),
-  cash_flows: z.array(CashFlow).describe('Dated flows behind the figures, the fair value last.'),
+  cash_flows: z
+    .array(CashFlow)
+    .optional()
+    .describe('Dated flows behind the figures, the fair value last; only with include_cash_flows.'),
 });
 
 const SORT_FIELDS = ['fair_value', 'moic', 'irr', 'investment_amount', 'ownership'] as const;
+type SortField = (typeof SORT_FIELDS)[number];
+const SORTS = SORT_FIELDS.flatMap((f) => [f, `-${f}`, `+${f}`] as const);
 type Metrics = z.input<typeof CompanyMetrics>;
 
+/** `-irr` ranks from the highest irr down; `irr` or `+irr` from the lowest up. */
+function parseSort(sortBy: string): { field: SortField; order: 'asc' | 'desc' } {
+  return { field: sortBy.replace(/^[-+]/, '') as SortField, order: sortBy.startsWith('-') ? 'desc' : 'asc' };
+}
+
 /** Orders by one figure, unknown values last, then by company name. */
-function sortMetrics(rows: Metrics[], field: (typeof SORT_FIELDS)[number], order: 'asc' | 'desc'): Metrics[] {
+function sortMetrics(rows: Metrics[], field: SortField, order: 'asc' | 'desc'): Metrics[] {
   const sign = order === 'desc' ? -1 : 1;
   const key = (m: Metrics) => {
     const v = m[field];
@@ -65,7 +75,7 @@ function sortMetrics(rows: Metrics[], field: (typeof SORT_FIELDS)[number], order
 export const getInvestmentMetrics = defineTool({
   name: 'get_investment_metrics',
   title: 'Get investment metrics (IRR, MOIC, fair value)',
-  description: `Each company's investment returns from the cap table (IRR, MOIC, fair value, invested, realised, ownership, valuations) over every fund or fund_ids, in the firm's currency. ${METHOD} Whole funds: get_fund_performance.`,
+  description: `Each company's investment returns from the cap table (IRR, MOIC, fair value, invested, realised, ownership, valuations) over every fund or fund_ids, in the firm's currency. ${METHOD} The flows behind them only with include_cash_flows. Whole funds: get_fund_performance.`,
   input: filterObject({
     company_ids: z
       .array(z.string())
@@ -79,23 +89,33 @@ export const getInvestmentMetrics = defineTool({
       .nullish()
       .describe('Only these funds (list_funds); omitted or empty: all together.'),
     as_of_date: z.iso.date().optional().describe('Date to measure at, YYYY-MM-DD. Default today (UTC).'),
-    sort_by: z.enum(SORT_FIELDS).optional().describe('Rank by this figure, unknown last; default by name.'),
-    sort_order: z.enum(['desc', 'asc']).default('desc').describe('With sort_by.'),
+    sort_by: z
+      .enum(SORTS)
+      .optional()
+      .describe("Rank by this figure, unknown last; '-' prefix: highest first (e.g. -irr). Default by name."),
     limit: z.number().int().min(1).max(1000).optional().describe('First `limit` only.'),
+    include_cash_flows: z
+      .boolean()
+      .optional()
+      .describe('Add each company\'s cash_flows (default false; REST: true).'),
   }),
   output: z.object({
     as_of_date: z.string(),
     metrics: z.array(CompanyMetrics).describe('One item per visible company the funds invested in.'),
   }),
   annotations: readOnly,
-  // Every flow in one table; fx_date is always the flow's date, so it is not repeated.
-  concise: (output) => ({
+  // Every flow in one table, when asked for; fx_date is always the flow's date, so it is not repeated.
+  concise: (output, input) => ({
     as_of_date: output.as_of_date,
     metrics: output.metrics.map(({ cash_flows: _f, as_of_date: _d, ...figures }) => figures),
-    cash_flow_table: toTable(
-      output.metrics.flatMap((m) => m.cash_flows),
-      ['company_id', 'fund_id', 'security_id', 'date', 'kind', 'amount', 'value', 'currency', 'fx_rate'],
-    ),
+    ...(input.include_cash_flows
+      ? {
+          cash_flow_table: toTable(
+            output.metrics.flatMap((m) => m.cash_flows ?? []),
+            ['company_id', 'fund_id', 'security_id', 'date', 'kind', 'amount', 'value', 'currency', 'fx_rate'],
+          ),
+        }
+      : {}),
   }),
   conciseOutput: z.object({ cash_flow_table: Table }),
   routes: [
@@ -105,6 +125,7 @@ export const getInvestmentMetrics = defineTool({
       summary: 'Get investment performance metrics',
       body: 'merge',
       requireOneOf: ['company_ids'],
+      defaults: { include_cash_flows: true },
     },
   ],
   async handler(ctx, input) {
@@ -114,7 +135,13 @@ export const getInvestmentMetrics = defineTool({
       fundIds: listFilter(input.fund_ids),
       asOf,
     });
-    const sorted = input.sort_by ? sortMetrics(metrics, input.sort_by, input.sort_order) : metrics;
-    return { as_of_date: asOf, metrics: input.limit ? sorted.slice(0, input.limit) : sorted };
+    const sort = input.sort_by && parseSort(input.sort_by);
+    const sorted = sort ? sortMetrics(metrics, sort.field, sort.order) : metrics;
+    const kept = input.limit ? sorted.slice(0, input.limit) : sorted;
+    const withFlows = input.include_cash_flows ?? false;
+    return {
+      as_of_date: asOf,
+      metrics: withFlows ? kept : kept.map(({ cash_flows: _f, ...figures }) => figures),
+    };
   },
 });
