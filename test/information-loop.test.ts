@@ -246,7 +246,7 @@ for (const dialect of dialects) {
     it('"who has not answered?" then "remind them": two calls over MCP', async () => {
       const waiting = await call('list_information_reports', {
         information_request_id: request,
-        answered: false,
+        submitted: false,
         response_format: 'detailed',
       });
       const companies = (waiting.structuredContent.results as { company_id: string }[]).map(

@@ -120,11 +120,107 @@ for (const dialect of dialects) {
       } as const;
       for (const request of requests) {
         for (const [status, field] of Object.entries(countOf)) {
-          const { reports } = await allReports(request.id, { status });
+          const { reports } = await allReports(request.id, { status: [status] });
           expect(reports.length, `${request.id} ${status}`).to.equal(request[field]);
           for (const r of reports) expect(bucket(r.status)).to.equal(status);
         }
       }
+    });
+
+    it('takes several statuses at once: the reports of each, not-started included', async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      for (const request of requests) {
+        const { reports } = await allReports(request.id);
+        const wanted = ['completed', 'not-started'];
+        const both = await allReports(request.id, { status: wanted });
+        const ids = (list: Report[]) => list.map((r) => JSON.stringify(r)).sort();
+        expect(ids(both.reports), request.id).to.deep.equal(
+          ids(reports.filter((r) => wanted.includes(bucket(r.status)))),
+        );
+        expect(both.reports.length).to.equal(request.completed_count + request.not_started_count);
+      }
+    });
+
+    it("orders reports by their request's due date, latest first, then by company name", async () => {
+      const reports: Report[] = [];
+      for (let page = 1; ; page++) {
+        const out = await call<{ has_more: boolean; results: Report[] }>('list_information_reports', {
+          page,
+          per_page: 20,
+        });
+        reports.push(...out.results);
+        if (!out.has_more) break;
+      }
+      const key = (r: Report) => [r.due_date, r.company_name] as const;
+      const sorted = [...reports].sort((a, b) => {
+        const [da, na] = key(a);
+        const [db, nb] = key(b);
+        return da === db ? (na < nb ? -1 : na > nb ? 1 : 0) : da < db ? 1 : -1;
+      });
+      expect(reports.map(key)).to.deep.equal(sorted.map(key));
+      const unsubmittedCurrent = reports.findIndex((r) => r.submitted_at === null);
+      const oldSubmitted = reports.findIndex(
+        (r) => r.submitted_at !== null && r.due_date < reports[0]!.due_date,
+      );
+      if (
+        unsubmittedCurrent >= 0 &&
+        oldSubmitted >= 0 &&
+        reports[unsubmittedCurrent]!.due_date === reports[0]!.due_date
+      )
+        expect(unsubmittedCurrent).to.be.below(oldSubmitted);
+    });
+
+    it('names the late companies of the current request in two concise calls: one row per report, items counted', async () => {
+      const requests = (await mcp.callTool({ name: 'list_information_requests', arguments: {} }))
+        .structuredContent as { results: (Request & { documents: string[]; metrics: string[] })[] };
+      const current = requests.results.find((r) => r.due_date < TODAY)!;
+      expect(current.documents.every((d) => typeof d === 'string')).to.equal(true);
+      expect(current).to.not.have.property('requested_documents');
+      const res = await mcp.callTool({
+        name: 'list_information_reports',
+        arguments: { information_request_id: current.id, late: true },
+      });
+      const chars = (res.content as { text: string }[])[0]!.text.length;
+      const out = res.structuredContent as {
+        same_in_every_result: Record<string, unknown>;
+        reports: { columns: string[]; rows: unknown[][] };
+      };
+      expect(out.same_in_every_result).to.include({
+        information_request_id: current.id,
+        due_date: current.due_date,
+        is_late: true,
+      });
+      const detailed = (await allReports(current.id, { late: true })).reports as (Report & {
+        id: string;
+        documents: { status: string }[];
+        metrics: { status: string }[];
+      })[];
+      expect(detailed.length).to.be.greaterThan(0);
+      const rows = out.reports.rows.map((row) => ({
+        ...Object.fromEntries(out.reports.columns.map((c, i) => [c, row[i]])),
+        ...out.same_in_every_result,
+      }));
+      const done = (items: { status: string }[]) => items.filter((i) => i.status === 'completed').length;
+      expect(rows).to.deep.equal(
+        detailed.map((r) => ({
+          id: r.id,
+          company_id: r.company_id,
+          company_name: r.company_name,
+          status: r.status,
+          submitted_at: r.submitted_at,
+          information_request_id: current.id,
+          due_date: current.due_date,
+          is_late: true,
+          documents_completed: done(r.documents),
+          documents_requested: r.documents.length,
+          metrics_completed: done(r.metrics),
+          metrics_requested: r.metrics.length,
+        })),
+      );
+      // 15 late companies of a 40-company portfolio stay within 2,500 characters.
+      const rowChars = JSON.stringify(out.reports.rows).length;
+      const fifteen = chars - rowChars + (rowChars / rows.length) * 15;
+      expect(fifteen, `${chars} characters for ${rows.length} rows`).to.be.at.most(2_500);
     });
 
     it('filters reports by lateness exactly as is_late says, late submissions included', async () => {

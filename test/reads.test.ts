@@ -938,19 +938,19 @@ for (const dialect of dialects) {
     });
 
     describe('GET /v1/information-reports/ and list_information_reports', () => {
-      it('lists reports newest submission first, unsubmitted last, with item counts', async () => {
+      it("lists reports by their request's due date, latest first, then by company name, with item counts", async () => {
         const res = await get('/v1/information-reports/');
         expect(res.status).to.equal(200);
         expect(ids(res.body)).to.deep.equal([
-          data.reports.gammaOpen,
-          data.reports.betaOpen,
-          data.reports.acmePastDue,
-          data.reports.gammaPastDue,
           data.reports.acmeOpen,
+          data.reports.betaOpen,
+          data.reports.gammaOpen,
+          data.reports.acmePastDue,
           data.reports.betaPastDue,
+          data.reports.gammaPastDue,
         ]);
         assertReference('main', 'InformationReport', ...res.body.results);
-        const acme = res.body.results[2];
+        const acme = res.body.results[3];
         expect(acme).to.include({
           company_id: fx.companies.acme.id,
           information_request_id: data.requests.pastDue,
@@ -970,17 +970,17 @@ for (const dialect of dialects) {
           date: '2025-12-31',
           time_period: 'quarter',
         });
-        expect(res.body.results[3]).to.include({ submitted_at: null, documents_missing: 0 });
+        expect(res.body.results[5]).to.include({ submitted_at: null, documents_missing: 0 });
       });
 
       it('filters by company_id and information_request_id', async () => {
         const company = await get(`/v1/information-reports/?company_id=${fx.companies.acme.id}`);
-        expect(ids(company.body)).to.deep.equal([data.reports.acmePastDue, data.reports.acmeOpen]);
+        expect(ids(company.body)).to.deep.equal([data.reports.acmeOpen, data.reports.acmePastDue]);
         const request = await get(`/v1/information-reports/?information_request_id=${data.requests.open}`);
         expect(ids(request.body)).to.deep.equal([
-          data.reports.gammaOpen,
-          data.reports.betaOpen,
           data.reports.acmeOpen,
+          data.reports.betaOpen,
+          data.reports.gammaOpen,
         ]);
         const both = await get(
           `/v1/information-reports/?information_request_id=${data.requests.open}&company_id=${fx.companies.beta.id}`,
@@ -999,7 +999,8 @@ for (const dialect of dialects) {
         expect(await byStatus('partially-complete')).to.deep.equal([data.reports.betaOpen]);
         expect(await byStatus('completed')).to.deep.equal([data.reports.gammaOpen, data.reports.acmePastDue]);
         const tool = await callTool(mcp, 'list_information_reports', {
-          status: 'in-progress',
+          response_format: 'detailed',
+          status: ['in-progress'],
           information_request_id: data.requests.open,
         });
         expect(tool.data.results.map((r: Named) => r.id)).to.deep.equal([data.reports.acmeOpen]);
@@ -1007,18 +1008,19 @@ for (const dialect of dialects) {
 
       it('filters by lateness: unsubmitted past the due date is late, submitted on time or not yet due is not', async () => {
         const late = await get('/v1/information-reports/?late=true');
-        expect(ids(late.body)).to.deep.equal([data.reports.gammaPastDue, data.reports.betaPastDue]);
+        expect(ids(late.body)).to.deep.equal([data.reports.betaPastDue, data.reports.gammaPastDue]);
         expect(late.body.results.every((r: Json) => r.is_late === true)).to.equal(true);
         const onTime = await get('/v1/information-reports/?late=false');
         expect(ids(onTime.body)).to.deep.equal([
-          data.reports.gammaOpen,
-          data.reports.betaOpen,
-          data.reports.acmePastDue,
           data.reports.acmeOpen,
+          data.reports.betaOpen,
+          data.reports.gammaOpen,
+          data.reports.acmePastDue,
         ]);
         const lateInProgress = await get('/v1/information-reports/?late=1&status=in-progress');
         expect(ids(lateInProgress.body)).to.deep.equal([data.reports.betaPastDue]);
         const tool = await callTool(mcp, 'list_information_reports', {
+          response_format: 'detailed',
           late: false,
           company_id: fx.companies.gamma.id,
         });
@@ -1026,7 +1028,7 @@ for (const dialect of dialects) {
       });
 
       it('rejects an unknown status and a late that is not a boolean, naming each', async () => {
-        await expectBad('/v1/information-reports/?status=done', 'status');
+        await expectBad('/v1/information-reports/?status=done', 'status[0]');
         await expectBad('/v1/information-reports/?late=maybe', 'late');
       });
 
@@ -1042,7 +1044,7 @@ for (const dialect of dialects) {
 
       it('shows a restricted user and another firm only their reports', async () => {
         const restricted = await get('/v1/information-reports/', fx.restricted.rest);
-        expect(ids(restricted.body)).to.deep.equal([data.reports.acmePastDue, data.reports.acmeOpen]);
+        expect(ids(restricted.body)).to.deep.equal([data.reports.acmeOpen, data.reports.acmePastDue]);
         const other = await get('/v1/information-reports/', fx.other.rest);
         expect(ids(other.body)).to.deep.equal([data.reports.zeta]);
       });

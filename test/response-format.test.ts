@@ -118,7 +118,8 @@ for (const dialect of dialects) {
       const { concise, detailed } = await both('get_investment_metrics', {});
       expect(concise).to.not.have.property('cash_flow_table');
       for (const m of detailed.metrics as Json[]) expect(m).to.not.have.property('cash_flows');
-      const withFlows = (await call('get_investment_metrics', { include_cash_flows: true })).structuredContent as Json;
+      const withFlows = (await call('get_investment_metrics', { include_cash_flows: true }))
+        .structuredContent as Json;
       expect(JSON.stringify(concise).length).to.be.below(JSON.stringify(withFlows).length / 2);
     });
 

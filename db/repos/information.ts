@@ -117,7 +117,7 @@ export interface ReportFilter {
   /** Late (submitted after the due date, or unsubmitted past it) or not, as of `today` (YYYY-MM-DD). */
   late?: { late: boolean; today: string };
   /** Submitted (true) or not yet (false). */
-  answered?: boolean;
+  submitted?: boolean;
 }
 
 /** A report status in lower case with `-` for `_`, so `In_Progress` is `in-progress`. */
@@ -269,7 +269,7 @@ export function informationRepo(db: Knex) {
       for (const r of rows) out.set(r.request_id, [...(out.get(r.request_id) ?? []), r.company_id]);
       return out;
     },
-    /** Visible reports, newest submission first and unsubmitted ones last. */
+    /** Visible reports, the request due last first, then by company name. */
     async listReports(scope: Scope, filter: ReportFilter, page: Page): Promise<Counted<ListedReportRow>> {
       const base = scoped(db('information_reports'), scope, 'information_reports').join(
         'information_requests',
@@ -301,8 +301,8 @@ export function informationRepo(db: Knex) {
             ),
         );
       }
-      if (filter.answered !== undefined) {
-        if (filter.answered) base.whereNotNull('information_reports.submitted_at');
+      if (filter.submitted !== undefined) {
+        if (filter.submitted) base.whereNotNull('information_reports.submitted_at');
         else base.whereNull('information_reports.submitted_at');
       }
       return countAndPage<ListedReportRow>(
@@ -310,12 +310,11 @@ export function informationRepo(db: Knex) {
         base,
         page,
         (qb) =>
-          qb
-            .orderByRaw('case when information_reports.submitted_at is null then 1 else 0 end')
-            .orderBy([
-              { column: 'information_reports.submitted_at', order: 'desc' },
-              { column: 'information_reports.id' },
-            ]),
+          qb.orderBy([
+            { column: 'information_requests.due_date', order: 'desc' },
+            { column: 'companies.name' },
+            { column: 'information_reports.id' },
+          ]),
         (qb) =>
           qb
             .join('companies', 'companies.id', 'information_reports.company_id')

@@ -19,9 +19,9 @@ export const chaseLateInformationRequests = definePrompt({
       information_request_id
         ? `list_information_requests, and find request ${information_request_id} for its name, due date and counters.`
         : 'list_information_requests with status sent: take the latest request whose due_date has passed.',
-      'list_information_reports with information_request_id set to that request and answered false: each ' +
-        'report has company_name, due_date, is_late and the documents and metrics still missing; read every ' +
-        'page (has_more) so no company is skipped.',
+      'list_information_reports with information_request_id set to that request and submitted false: each ' +
+        'report row has company_name, status, is_late and the documents and metrics completed of those ' +
+        'requested (which ones: get_information_report); read every page (has_more) so no company is skipped.',
       'get_company for each late company: its investment lead (investment_lead_id).',
       'list_users: the name and e-mail address of each investment lead.',
       'list_company_contacts for each late company: who the reminder goes to (none: say so).',

@@ -97,7 +97,7 @@ export const getInvestmentMetrics = defineTool({
     include_cash_flows: z
       .boolean()
       .optional()
-      .describe('Add each company\'s cash_flows (default false; REST: true).'),
+      .describe("Add each company's cash_flows (default false; REST: true)."),
   }),
   output: z.object({
     as_of_date: z.string(),
@@ -112,7 +112,17 @@ export const getInvestmentMetrics = defineTool({
       ? {
           cash_flow_table: toTable(
             output.metrics.flatMap((m) => m.cash_flows ?? []),
-            ['company_id', 'fund_id', 'security_id', 'date', 'kind', 'amount', 'value', 'currency', 'fx_rate'],
+            [
+              'company_id',
+              'fund_id',
+              'security_id',
+              'date',
+              'kind',
+              'amount',
+              'value',
+              'currency',
+              'fx_rate',
+            ],
           ),
         }
       : {}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { utcDate } from '../../core/clock.ts';
+import { Table, toTable } from '../concise.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { NotFound } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
@@ -11,11 +12,26 @@ import {
 } from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
+const ReportList = listOf(InformationReport).extend({
+  companies_without_report: z
+    .array(
+      z.object({
+        company_id: z.string(),
+        company_name: z.string(),
+        reason: z
+          .literal('not_asked')
+          .describe('not_asked: no report was created, so the request was not sent.'),
+      }),
+    )
+    .optional()
+    .describe('With information_request_id: visible companies that have no report for it.'),
+});
+
 export const listInformationReports = defineTool({
   name: 'list_information_reports',
   title: 'List information reports',
   description:
-    "Companies' answers to information requests: status, submission, lateness, completed and missing items; newest first. With information_request_id it also names the companies not asked.",
+    "Companies' answers to information requests: status, submission, lateness, items completed of those requested; the request due last first, then by company name. With information_request_id it also names the companies not asked. Concise: one table row per report with item counts; each item's status: response_format detailed or get_information_report.",
   input: z.object({
     ...pageFields,
     company_id: z
@@ -28,27 +44,18 @@ export const listInformationReports = defineTool({
       .min(1)
       .optional()
       .describe('Only reports answering this information request (from list_information_requests).'),
-    status: z.enum(REPORT_STATUSES).optional().describe('Only reports in this status.'),
+    status: z
+      .array(z.enum(REPORT_STATUSES))
+      .min(1)
+      .optional()
+      .describe('Only reports in one of these statuses.'),
     late: z.boolean().optional().describe('true: only late (is_late); false: only on time.'),
-    answered: z
+    submitted: z
       .boolean()
       .optional()
       .describe('false: only unsubmitted reports (who has not answered); true: only submitted.'),
   }),
-  output: listOf(InformationReport).extend({
-    companies_without_report: z
-      .array(
-        z.object({
-          company_id: z.string(),
-          company_name: z.string(),
-          reason: z
-            .literal('not_asked')
-            .describe('not_asked: no report was created, so the request was not sent.'),
-        }),
-      )
-      .optional()
-      .describe('With information_request_id: visible companies that have no report for it.'),
-  }),
+  output: ReportList,
   annotations: readOnly,
   routes: [
     {
@@ -59,6 +66,18 @@ export const listInformationReports = defineTool({
       envelope: 'page',
     },
   ],
+  concise: conciseReports,
+  conciseOutput: z.object({
+    same_in_every_result: z
+      .object({
+        information_request_id: z.string(),
+        due_date: z.string(),
+        status: z.string(),
+        is_late: z.boolean(),
+      })
+      .partial(),
+    reports: Table,
+  }),
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     await resolveCompany(ctx, { company_id: input.company_id });
@@ -78,7 +97,7 @@ export const listInformationReports = defineTool({
         requestId: input.information_request_id,
         ...reportStatusFilter(input.status),
         late: input.late === undefined ? undefined : { late: input.late, today },
-        answered: input.answered,
+        submitted: input.submitted,
       },
       toPage(input),
     );
@@ -101,3 +120,37 @@ export const listInformationReports = defineTool({
     };
   },
 });
+
+const REPORT_COLUMNS = [
+  'id',
+  'company_id',
+  'company_name',
+  'information_request_id',
+  'due_date',
+  'status',
+  'submitted_at',
+  'is_late',
+  'documents_completed',
+  'documents_requested',
+  'metrics_completed',
+  'metrics_requested',
+] as const;
+const SHARED = ['information_request_id', 'due_date', 'status', 'is_late'] as const;
+
+/** One table row per report, its items counted, not listed; a request, due date, status or lateness they share stated once. */
+function conciseReports({ results, ...rest }: z.output<typeof ReportList>) {
+  const rows = results.map(({ documents, metrics, documents_missing, metrics_missing, ...report }) => ({
+    ...report,
+    documents_requested: documents.length,
+    metrics_requested: metrics.length,
+  }));
+  const same = SHARED.filter((key) => rows.length > 1 && rows.every((r) => r[key] === rows[0]![key]));
+  return {
+    ...rest,
+    ...(same.length > 0 && { same_in_every_result: Object.fromEntries(same.map((k) => [k, rows[0]![k]])) }),
+    reports: toTable(
+      rows,
+      REPORT_COLUMNS.filter((c) => !(same as readonly string[]).includes(c)),
+    ),
+  };
+}

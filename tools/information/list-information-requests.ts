@@ -1,14 +1,19 @@
 import { z } from 'zod';
 import { utcDate } from '../../core/clock.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
-import { InformationRequest, REQUEST_STATUSES, toInformationRequest } from '../schemas/information.ts';
+import {
+  conciseRequest,
+  InformationRequest,
+  REQUEST_STATUSES,
+  toInformationRequest,
+} from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 export const listInformationRequests = defineTool({
   name: 'list_information_requests',
   title: 'List information requests',
   description:
-    "Information requests sent to companies (documents and metrics asked for, period, due date), latest due first, with counts of company reports by status. Each company's answer: list_information_reports.",
+    "Information requests sent to companies (documents and metrics asked for, period, due date), latest due first, with counts of company reports by status. Each company's answer: list_information_reports. Concise: requested items by name only (optional ones marked), no message, reminders or audit fields; all of them: response_format detailed.",
   input: z.object({
     ...pageFields,
     name: z.string().optional().describe('Case-insensitive substring of the request name.'),
@@ -25,6 +30,7 @@ export const listInformationRequests = defineTool({
       envelope: 'page',
     },
   ],
+  concise: ({ results, ...rest }) => ({ ...rest, results: results.map(conciseRequest) }),
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     // Counters are counted over the reports of companies the caller may see, in the page's statement.

@@ -9,7 +9,7 @@ export const remindInformationRequest = defineTool({
   title: 'Remind companies of an information request',
   description:
     'E-mails a reminder with a fresh link to every company of a sent request that has not submitted, or ' +
-    'to company_ids only (list_information_reports with answered false finds them). Editor or admin role.',
+    'to company_ids only (list_information_reports with submitted false finds them). Editor or admin role.',
   input: z.object({
     information_request_id: requestId,
     company_ids: z

@@ -96,10 +96,11 @@ export type InformationReport = z.infer<typeof InformationReport>;
 export { REPORT_STATUSES, REQUEST_STATUSES, type ReportStatus } from '../../core/information.ts';
 
 /** A status filter as the repository takes it: not-started is every status the others are not. */
-export function reportStatusFilter(status: ReportStatus | undefined) {
+export function reportStatusFilter(status: ReportStatus | readonly ReportStatus[] | undefined) {
   if (status === undefined) return {};
-  if (status !== 'not-started') return { statuses: [status] };
-  return { excludeStatuses: REPORT_STATUSES.filter((s) => s !== 'not-started') };
+  const wanted = typeof status === 'string' ? [status] : status;
+  if (!wanted.includes('not-started')) return { statuses: [...wanted] };
+  return { excludeStatuses: REPORT_STATUSES.filter((s) => !wanted.includes(s)) };
 }
 
 /** Statuses are compared without regard to case or to `-` versus `_`. */
@@ -149,6 +150,35 @@ export function toInformationRequest(
     updated_at: row.updated_at ?? null,
     sent_at: row.sent_at ?? null,
     closed_at: row.closed_at ?? null,
+  };
+}
+
+/** An item as the concise form names it: its name, then the period a metric covers and `optional`. */
+function itemName(item: { name: string; optional: boolean; time_period?: string | null }): string {
+  const notes = [item.time_period, item.optional && 'optional'].filter(Boolean);
+  return notes.length > 0 ? `${item.name} (${notes.join(', ')})` : item.name;
+}
+
+/**
+ * A request as the concise form gives it: each requested item by name once, in `documents` and
+ * `metrics` (a metric with the period its value covers), without the note to founders, the reminder schedule or the audit fields.
+ */
+export function conciseRequest(request: InformationRequest) {
+  const {
+    requested_documents,
+    requested_metrics,
+    message: _m,
+    reminder_days: _r,
+    copied_from: _c,
+    created_by: _b,
+    created_at: _a,
+    updated_at: _u,
+    ...rest
+  } = request;
+  return {
+    ...rest,
+    documents: requested_documents.map(itemName),
+    metrics: requested_metrics.map(itemName),
   };
 }
 
