@@ -7,8 +7,9 @@ import { InvalidInput } from './errors.ts';
 export const RESPONSE_FORMATS = ['concise', 'detailed'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
-// Listed once per read tool, so its description is short: the server's instructions explain it once.
-const responseFormat = z.enum(RESPONSE_FORMATS).default('concise').describe('detailed: all fields');
+// Listed on every read tool, so listed bare (concise when left out): the server's instructions explain it once.
+const responseFormat = z.enum(RESPONSE_FORMATS).default('concise');
+const listedFormat = z.enum(RESPONSE_FORMATS).optional();
 
 /** True for the tools that take `response_format` over MCP: every read. */
 export const hasResponseFormat = (tool: Pick<AnyTool, 'annotations'>) => tool.annotations.readOnlyHint;
@@ -20,7 +21,7 @@ export function mcpInput(tool: AnyTool): z.ZodObject {
   if (!hasResponseFormat(tool)) return tool.input;
   let found = inputs.get(tool);
   if (!found) {
-    found = tool.input.extend({ response_format: responseFormat });
+    found = tool.input.extend({ response_format: listedFormat });
     inputs.set(tool, found);
   }
   return found;
