@@ -153,6 +153,25 @@ for (const dialect of dialects) {
       expect(rebuilt).to.deep.equal(detailed.results);
     });
 
+    it('leaves the download link and empty fields out of concise list_documents rows, every other field kept', async () => {
+      const { concise, detailed } = await both('list_documents', {});
+      const rows = detailed.results as Json[];
+      expect(rows.length).to.be.greaterThan(1);
+      expect(rows.some((r) => r.information_request_id === '' || r.parsed_at === null)).to.equal(true);
+      const same = (concise.same_in_every_result ?? {}) as Json;
+      const rebuilt = (concise.results as Json[]).map((row) => ({ ...same, ...row }));
+      for (const row of concise.results as Json[]) {
+        expect(row).to.not.have.property('link');
+        expect(Object.values(row).filter((v) => v === '' || v === null)).to.deep.equal([]);
+      }
+      expect(rebuilt).to.deep.equal(
+        rows.map((r) =>
+          Object.fromEntries(Object.entries(r).filter(([k, v]) => k !== 'link' && v !== '' && v !== null)),
+        ),
+      );
+      expect(JSON.stringify(concise).length).to.be.below(JSON.stringify(detailed).length * 0.8);
+    });
+
     it('refuses an unknown response_format naming the field', async () => {
       const res = await mcp.callTool({ name: 'list_funds', arguments: { response_format: 'short' } });
       expect(res.isError).to.equal(true);

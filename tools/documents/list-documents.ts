@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conciseDefault } from '../concise.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { checkDateRange, isoDateField, nextDay } from '../schemas/dates.ts';
@@ -9,7 +10,7 @@ export const listDocuments = defineTool({
   name: 'list_documents',
   title: 'List documents',
   description:
-    'Documents uploaded for or received from companies (decks, statements, request answers), newest first, with parse state and download link. Needs document access.',
+    'Documents uploaded for or received from companies (decks, statements, request answers), newest first, with parse state. Needs document access. Concise rows leave out the download link and empty fields; response_format detailed adds them (the text: get_document_content).',
   input: z
     .object({
       ...pageFields,
@@ -36,6 +37,14 @@ export const listDocuments = defineTool({
       envelope: 'page',
     },
   ],
+  // The link is the id in a URL, and an empty field says nothing: both only in the detailed form.
+  concise: ({ results, ...rest }) =>
+    conciseDefault({
+      ...rest,
+      results: results.map(({ link: _l, ...row }) =>
+        Object.fromEntries(Object.entries(row).filter(([, v]) => v !== '' && v !== null)),
+      ),
+    }),
   async handler(ctx, input) {
     const scope = ctx.principal.scope;
     await resolveCompany(ctx, { company_id: input.company_id });
