@@ -762,7 +762,13 @@ for (const dialect of dialects) {
           const page = res.structuredContent as Json;
           const rest = await list(query);
           expect(page.count, query).to.equal(rest.body.count);
-          expect(page.results, query).to.deep.equal(rest.body.results);
+          // The tool names each row's company as well.
+          const rows = page.results as Json[];
+          for (const row of rows) expect(row.company_name, query).to.equal(fx.companies.acme.name);
+          expect(
+            rows.map(({ company_name: _n, ...row }) => row),
+            query,
+          ).to.deep.equal(rest.body.results);
           expect(JSON.parse(text(res))).to.deep.equal(page);
         }
       });

@@ -20,6 +20,10 @@ const BOOKKEEPING = [
   'is_budget_metric',
   'category_id',
 ];
+/** The firm currency a cap-table answer converts into. */
+const firmCurrencyOf = (answer: Json) =>
+  ((answer.results as Json[]).find((r) => r.round_size) as { round_size: Json }).round_size
+    .converted_currency;
 const without = (row: Json, keys: readonly string[]) =>
   Object.fromEntries(Object.entries(row).filter(([k]) => !keys.includes(k)));
 
@@ -114,6 +118,33 @@ for (const dialect of dialects) {
       expect(concise.count).to.equal(detailed.count);
     });
 
+    it("names each series' company and each company's investment lead, as list_companies and list_users do", async () => {
+      const companies = (await call('list_companies', { response_format: 'detailed' })).structuredContent as {
+        results: { id: string; name: string; investment_lead_id: string | null }[];
+      };
+      const users = (await call('list_users', { response_format: 'detailed' })).structuredContent as {
+        results: { id: string; first_name: string; last_name: string; email: string }[];
+      };
+      const userById = new Map(users.results.map((u) => [u.id, u]));
+      const named = companies.results.filter((c) => c.investment_lead_id);
+      expect(named.length).to.be.greaterThan(0);
+      for (const c of companies.results as (Json & { investment_lead_id: string | null })[]) {
+        const lead = c.investment_lead_id ? userById.get(c.investment_lead_id) : undefined;
+        expect(c.investment_lead_name, c.id as string).to.equal(
+          lead ? `${lead.first_name} ${lead.last_name}` : null,
+        );
+        expect(c.investment_lead_email, c.id as string).to.equal(lead?.email ?? null);
+      }
+      const two = companies.results.slice(0, 2);
+      const series = (
+        (await call('get_company_metrics', { company_ids: two.map((c) => c.id), category: 'revenue' }))
+          .structuredContent as { series: { company_id: string; company_name: string }[] }
+      ).series;
+      expect(series.length).to.be.greaterThan(1);
+      const names = new Map(two.map((c) => [c.id, c.name]));
+      for (const s of series) expect(s.company_name).to.equal(names.get(s.company_id));
+    });
+
     it('leaves the cash flows out of get_investment_metrics unless include_cash_flows asks for them', async () => {
       const { concise, detailed } = await both('get_investment_metrics', {});
       expect(concise).to.not.have.property('cash_flow_table');
@@ -150,7 +181,27 @@ for (const dialect of dialects) {
         post_money_valuation: put(row.post_money_valuation),
         round_size: put(row.round_size),
       }));
-      expect(rebuilt).to.deep.equal(detailed.results);
+      expect(rebuilt).to.deep.equal(
+        (detailed.results as Json[]).map((r) => without(r, ['co_investors', 'pari_passu_rounds'])),
+      );
+      expect(concise.totals).to.deep.equal(detailed.totals);
+    });
+
+    it('totals the rounds of get_financing_events in the firm currency over every page, recomputed from the rows', async () => {
+      const { detailed } = await both('get_financing_events', {});
+      const rows = detailed.results as { round_size: { converted_value: string | null } | null }[];
+      const sizes = rows.map((r) => r.round_size?.converted_value ?? null).filter((v) => v !== null);
+      expect(sizes.length).to.be.greaterThan(1);
+      const cents = (v: string) => Math.round(Number(v) * 100);
+      const totals = detailed.totals as Json;
+      expect(totals.count).to.equal(rows.length);
+      expect(totals.currency).to.equal(firmCurrencyOf(detailed));
+      expect(cents(totals.round_size_sum as string)).to.equal(sizes.reduce((n, v) => n + cents(v), 0));
+      expect(Number(totals.round_size_max)).to.equal(Math.max(...sizes.map(Number)));
+      expect(totals.rounds_without_size).to.equal(rows.length - sizes.length);
+      const small = await call('get_financing_events', { per_page: 1 });
+      expect((small.structuredContent as Json).totals).to.deep.equal(totals);
+      expect(resultChars(small)).to.be.at.most(2_500);
     });
 
     it('leaves the download link and empty fields out of concise list_documents rows, every other field kept', async () => {

@@ -52,6 +52,20 @@ export function usersRepo(db: Knex) {
     async grantCompany(userId: string, companyId: string): Promise<void> {
       await db('user_companies').insert({ user_id: userId, company_id: companyId }).onConflict().ignore();
     },
+    /** Name ("first last") and e-mail of the users of a firm among these ids. */
+    async contacts(firmId: string, ids: string[]): Promise<Map<string, { name: string; email: string }>> {
+      if (ids.length === 0) return new Map();
+      const rows = (await db('users')
+        .where({ firm_id: firmId })
+        .whereIn('id', ids)
+        .select('id', 'first_name', 'last_name', 'email')) as Pick<
+        User,
+        'id' | 'first_name' | 'last_name' | 'email'
+      >[];
+      return new Map(
+        rows.map((r) => [r.id, { name: `${r.first_name} ${r.last_name}`.trim(), email: r.email }]),
+      );
+    },
     /** The active users of a firm among these ids. */
     async activeInFirm(firmId: string, ids: string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();

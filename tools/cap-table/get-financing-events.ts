@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { add, compareDecimal, readDecimal, toText } from '../../core/decimal.ts';
 import type { FinancingRecord, StoredMoney } from '../../db/repos/cap-table.ts';
+import { conciseDefault } from '../concise.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { FinancingOut, financingAmounts, toFinancingOut } from '../schemas/financing.ts';
 import { MoneyAmount, type MoneyConverter } from '../schemas/money.ts';
@@ -31,6 +32,45 @@ const RoundOut = FinancingOut.extend({
     .nullable()
     .describe('Co-investor(s) marked lead, comma-separated; null when none.'),
 });
+
+const RoundTotals = z
+  .object({
+    count: z.number().int().describe('Rounds counted.'),
+    currency: z.string().describe("The firm's currency the sum and max are in."),
+    round_size_sum: z
+      .string()
+      .nullable()
+      .describe('Sum of the round sizes, each converted at its closing date.'),
+    round_size_max: z.string().nullable().describe('The largest round size, converted.'),
+    rounds_without_size: z
+      .number()
+      .int()
+      .describe('Rounds with no size, or none convertible: left out of the sum and max.'),
+  })
+  .describe('Over every round the filters keep, all pages.');
+
+/** Count, sum and max of the round sizes in the firm's currency; a round with no convertible size is counted apart. */
+function roundTotals(rows: readonly FinancingRecord[], fx: MoneyConverter): z.output<typeof RoundTotals> {
+  let sum: string | null = null;
+  let max: string | null = null;
+  let without = 0;
+  for (const row of rows) {
+    const size = fx.convertedValue(row.round_size, row.closing_date);
+    if (size === null) {
+      without += 1;
+      continue;
+    }
+    sum = sum === null ? size : toText(add(readDecimal(sum)!, readDecimal(size)!));
+    if (max === null || compareDecimal(size, max) > 0) max = size;
+  }
+  return {
+    count: rows.length,
+    currency: fx.preferred,
+    round_size_sum: sum,
+    round_size_max: max,
+    rounds_without_size: without,
+  };
+}
 
 /** Post-money overrides by company and date. */
 type Reported = Map<string, StoredMoney>;
@@ -110,7 +150,7 @@ export const getFinancingEvents = defineTool({
   name: 'get_financing_events',
   title: 'Get financing events (cap table rounds)',
   description:
-    "Financing rounds you can see, by closing date: pre- and post-money valuation, size (also in the firm's currency), lead investor, fully diluted shares, co-investors, liquidation terms, pari passu rounds.",
+    "Financing rounds you can see, by closing date: pre- and post-money valuation, size (also in the firm's currency), lead investor, fully diluted shares, co-investors, liquidation terms, pari passu rounds. totals: count, sum and max of the round sizes in the firm's currency over every page (per_page 1 for totals alone). Concise rows leave out co_investors (lead_investor names the lead) and pari_passu_rounds; response_format detailed has them.",
   input: readFilter({
     financing_ids: idsFilter('financing', 'from get_financing_events'),
     is_crypto: z.boolean().nullish().describe('true: only crypto financing events; false: only the others.'),
@@ -138,7 +178,7 @@ export const getFinancingEvents = defineTool({
           '+ or none ascending. Default closing_date. Unknowns last.',
       ),
   }),
-  output: pageOf(RoundOut),
+  output: pageOf(RoundOut).extend({ totals: RoundTotals.optional() }),
   annotations: readOnly,
   routes: [
     {
@@ -149,6 +189,11 @@ export const getFinancingEvents = defineTool({
       envelope: 'results',
     },
   ],
+  concise: ({ results, ...rest }) =>
+    conciseDefault({
+      ...rest,
+      results: results.map(({ co_investors: _c, pari_passu_rounds: _p, ...round }) => round),
+    }),
   async handler(ctx, input) {
     const rows = await ctx.repos.capTable.financings(ctx.principal.scope, {
       companyIds: listFilter(input.company_ids),
@@ -182,6 +227,7 @@ export const getFinancingEvents = defineTool({
         };
       },
       order: sortBy ? (all, fx) => sortRounds(all, sortBy, fx, reported) : undefined,
+      totals: roundTotals,
     });
   },
 });

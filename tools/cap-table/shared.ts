@@ -82,34 +82,40 @@ export interface ReadPage {
 }
 
 /** How a cap-table read turns its rows into results. */
-export interface ResultShape<R, T> {
+export interface ResultShape<R, T, X = never> {
   /** The money amounts of a row, each with the date its rate applies on. */
   amounts: (row: R) => DatedMoney[];
   /** The row in the output shape, its amounts converted. */
   out: (row: R, fx: MoneyConverter) => T;
   /** An order other than the repository's, which may depend on converted values. */
   order?: (rows: readonly R[], fx: MoneyConverter) => readonly R[];
+  /** Figures over every row the filters keep, not only one page's. */
+  totals?: (rows: readonly R[], fx: MoneyConverter) => X;
 }
 
 /** The result of a cap-table read: every amount of every row converted with one batch of rate look-ups. */
-export async function convertedResults<R, T>(
+export async function convertedResults<R, T, X = never>(
   ctx: ToolContext,
   rows: readonly R[],
   includeFxDetails: boolean,
-  shape: ResultShape<R, T>,
-): Promise<{ count: number; results: T[] }> {
+  shape: ResultShape<R, T, X>,
+): Promise<{ count: number; results: T[]; totals?: X }> {
   const fx = await moneyConverter(ctx, rows.flatMap(shape.amounts), { includeFxDetails });
   const ordered = shape.order ? shape.order(rows, fx) : rows;
-  return { count: ordered.length, results: ordered.map((r) => shape.out(r, fx)) };
+  return {
+    count: ordered.length,
+    results: ordered.map((r) => shape.out(r, fx)),
+    ...(shape.totals && { totals: shape.totals(rows, fx) }),
+  };
 }
 
 /** One page of a cap-table read, ordered over every row first (an order may depend on converted values). */
-export async function pagedResults<R, T>(
+export async function pagedResults<R, T, X = never>(
   ctx: ToolContext,
   rows: readonly R[],
   input: ReadPage & { include_fx_details: boolean },
-  shape: ResultShape<R, T>,
-): Promise<{ count: number; page: number; per_page: number; has_more: boolean; results: T[] }> {
+  shape: ResultShape<R, T, X>,
+): Promise<{ count: number; page: number; per_page: number; has_more: boolean; results: T[]; totals?: X }> {
   const all = await convertedResults(ctx, rows, input.include_fx_details, shape);
   const perPage = input.per_page ?? Math.max(1, all.count);
   const offset = (input.page - 1) * perPage;
@@ -123,5 +129,6 @@ export async function pagedResults<R, T>(
     per_page: perPage,
     has_more: offset + perPage < all.count,
     results: all.results.slice(offset, offset + perPage),
+    ...(all.totals !== undefined && { totals: all.totals }),
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createCompany as createCompanyRecord } from '../../services/companies.ts';
 import { defineTool } from '../define.ts';
-import { Company, toCompany } from '../schemas/company.ts';
+import { Company, leadsOf, toCompany } from '../schemas/company.ts';
 import {
   companyText,
   FiscalYearEnd,
@@ -43,6 +43,7 @@ export const createCompany = defineTool({
       fiscal_year_end: storedFiscalYearEnd(input.fiscal_year_end),
       logo_url: PLACEHOLDER_LOGO,
     });
-    return toCompany({ ...company, invested_fund_ids: [] });
+    const created = { ...company, invested_fund_ids: [] };
+    return toCompany(created, await leadsOf(ctx, [created]));
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, readOnly } from '../define.ts';
 import { NotFound } from '../errors.ts';
-import { Company, toCompany } from '../schemas/company.ts';
+import { Company, leadsOf, toCompany } from '../schemas/company.ts';
 
 export const getCompany = defineTool({
   name: 'get_company',
@@ -20,6 +20,6 @@ export const getCompany = defineTool({
         `no company with id ${input.company_id}; call list_companies or search_companies for valid ids`,
       );
     }
-    return toCompany(row);
+    return toCompany(row, await leadsOf(ctx, [row]));
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkStatus } from '../../analytics/company-status.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
-import { Company, toCompany } from '../schemas/company.ts';
+import { Company, leadsOf, toCompany } from '../schemas/company.ts';
 import { statusInput } from '../schemas/company-status.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -9,7 +9,7 @@ export const listCompanies = defineTool({
   name: 'list_companies',
   title: 'List portfolio companies',
   description:
-    'The portfolio companies you can see, by name: id, slug, sector, city, status, website, currency, fiscal year end, lead, funds. By sector or city: search_companies.',
+    'The portfolio companies you can see, by name: id, slug, sector, city, status, website, currency, fiscal year end, lead (id, name, e-mail), funds. By sector or city: search_companies.',
   input: z.object({
     ...pageFields,
     ids: z.array(z.string()).optional().describe('Only these company ids; unknown ids are simply absent.'),
@@ -34,6 +34,7 @@ export const listCompanies = defineTool({
       { ids: input.ids, name: input.name, status: input.status },
       toPage(input),
     );
-    return pageResult(input, counted, toCompany);
+    const leads = await leadsOf(ctx, counted.rows);
+    return pageResult(input, counted, (row) => toCompany(row, leads));
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkStatus } from '../../analytics/company-status.ts';
 import { defineTool, readOnly } from '../define.ts';
-import { Company, toCompany } from '../schemas/company.ts';
+import { Company, leadsOf, toCompany } from '../schemas/company.ts';
 import { statusInput } from '../schemas/company-status.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -34,7 +34,8 @@ export const searchCompanies = defineTool({
       { name: input.name_contains, sector: input.sector, city: input.city, status: input.status },
       toPage(input),
     );
-    const result = pageResult(input, counted, toCompany);
+    const leads = await leadsOf(ctx, counted.rows);
+    const result = pageResult(input, counted, (row) => toCompany(row, leads));
     if (counted.count > 0 || (!input.sector && !input.city)) return result;
     // Every visible company, once, so the model can retry with a value that exists.
     const all = await ctx.repos.companies.list(ctx.principal.scope, {}, { limit: 100_000, offset: 0 });

@@ -3,7 +3,7 @@ import type { CompanyChanges } from '../../db/repos/companies.ts';
 import { updateCompany as updateCompanyRecord } from '../../services/companies.ts';
 import { defineTool } from '../define.ts';
 import { MissingParameter } from '../errors.ts';
-import { Company, toCompany } from '../schemas/company.ts';
+import { Company, leadsOf, toCompany } from '../schemas/company.ts';
 import { companyText, FiscalYearEnd, Sector, storedFiscalYearEnd } from '../schemas/company-fields.ts';
 
 const FIELDS = [
@@ -69,6 +69,7 @@ export const updateCompany = defineTool({
     }
     const changes = Object.fromEntries(given.map((f) => [f, input[f]])) as CompanyChanges;
     if (changes.fiscal_year_end) changes.fiscal_year_end = storedFiscalYearEnd(changes.fiscal_year_end);
-    return toCompany(await updateCompanyRecord(ctx, input.company_id, changes));
+    const updated = await updateCompanyRecord(ctx, input.company_id, changes);
+    return toCompany(updated, await leadsOf(ctx, [updated]));
   },
 });

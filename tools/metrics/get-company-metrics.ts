@@ -40,7 +40,7 @@ export const getCompanyMetrics = defineTool({
       .describe('True adds budget metrics to the actuals. Default false.'),
     page: pageFields.page,
   }),
-  output: listOf(Datum),
+  output: listOf(Datum.extend({ company_name: z.string() })),
   annotations: readOnly,
   concise: (output) => conciseData(output),
   conciseOutput: ConciseData,
@@ -71,6 +71,12 @@ export const getCompanyMetrics = defineTool({
       toPage(paging),
       preferred,
     );
-    return pageResult(paging, counted, (row) => toDatum(row, preferred));
+    const names = await ctx.repos.companies.names(ctx.principal.scope, [
+      ...new Set(counted.rows.map((r) => r.company_id)),
+    ]);
+    return pageResult(paging, counted, (row) => ({
+      ...toDatum(row, preferred),
+      company_name: names.get(row.company_id)?.name ?? '',
+    }));
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CompanyWithFunds } from '../../db/repos/companies.ts';
+import type { ToolContext } from '../context.ts';
 
 export const Company = z.object({
   id: z.string().describe('Company identifier.'),
@@ -16,11 +17,23 @@ export const Company = z.object({
   fiscal_year_end: z.string().describe('Month and day the fiscal year ends, MM-DD.'),
   reporting_currency: z.string(),
   investment_lead_id: z.string().nullable().describe('User id of the investment lead.'),
+  investment_lead_name: z.string().nullable(),
+  investment_lead_email: z.string().nullable(),
   invested_fund_ids: z.array(z.string()).describe('Ids of the funds invested in the company.'),
 });
 export type Company = z.infer<typeof Company>;
 
-export function toCompany(row: CompanyWithFunds): Company {
+/** Investment leads by user id: their name and e-mail. */
+export type Leads = ReadonlyMap<string, { name: string; email: string }>;
+
+/** The leads of these companies, in one query. */
+export async function leadsOf(ctx: ToolContext, rows: readonly CompanyWithFunds[]): Promise<Leads> {
+  const ids = [...new Set(rows.map((r) => r.investment_lead_id).filter((id): id is string => !!id))];
+  return ctx.repos.users.contacts(ctx.principal.firm.id, ids);
+}
+
+export function toCompany(row: CompanyWithFunds, leads: Leads = new Map()): Company {
+  const lead = row.investment_lead_id ? leads.get(row.investment_lead_id) : undefined;
   return {
     id: row.id,
     name: row.name,
@@ -36,6 +49,8 @@ export function toCompany(row: CompanyWithFunds): Company {
     fiscal_year_end: row.fiscal_year_end,
     reporting_currency: row.reporting_currency,
     investment_lead_id: row.investment_lead_id,
+    investment_lead_name: lead?.name ?? null,
+    investment_lead_email: lead?.email ?? null,
     invested_fund_ids: row.invested_fund_ids,
   };
 }

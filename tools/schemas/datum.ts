@@ -81,6 +81,7 @@ const SERIES_COLUMNS = ['date', 'value', 'converted_value'] as const;
 /** Data points of one company, category, cadence, currency and budget: the concise form of metric data. */
 export const DatumSeries = z.object({
   company_id: z.string(),
+  company_name: z.string().optional(),
   category: z.string(),
   custom_metric: z.string().optional(),
   category_type: z.string(),
@@ -97,7 +98,10 @@ export type DatumSeries = z.infer<typeof DatumSeries>;
  * [date, value, converted_value], or [date, value] where the value needs no conversion (not money, or
  * already in the firm's currency).
  */
-export function toSeries(data: readonly Datum[], preferredCurrency: string): DatumSeries[] {
+export function toSeries(
+  data: readonly (Datum & { company_name?: string })[],
+  preferredCurrency: string,
+): DatumSeries[] {
   const series = new Map<string, DatumSeries>();
   for (const d of data) {
     const key = JSON.stringify([
@@ -113,6 +117,7 @@ export function toSeries(data: readonly Datum[], preferredCurrency: string): Dat
       const converts = d.currency !== null && d.currency !== preferredCurrency;
       found = {
         company_id: d.company_id,
+        ...(d.company_name !== undefined && { company_name: d.company_name }),
         category: d.category,
         ...(d.custom_metric !== null && { custom_metric: d.custom_metric }),
         category_type: d.category_type,
