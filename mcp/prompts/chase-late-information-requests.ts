@@ -21,9 +21,9 @@ export const chaseLateInformationRequests = definePrompt({
         : 'list_information_requests with status sent: take the latest request whose due_date has passed.',
       'list_information_reports with information_request_id set to that request and submitted false: each ' +
         'report row has company_name, status, is_late and the documents and metrics completed of those ' +
-        'requested (which ones: get_information_report); read every page (has_more) so no company is skipped.',
-      'get_company for each late company: its investment lead (investment_lead_id).',
-      'list_users: the name and e-mail address of each investment lead.',
+        'requested (which ones: response_format detailed); read every page (has_more) so no company is skipped.',
+      "list_companies with ids set to the late companies: each one's investment lead (investment_lead_name, " +
+        'investment_lead_email).',
       'list_company_contacts for each late company: who the reminder goes to (none: say so).',
     ]) +
     '\n\nThen write: a table of the late companies (company, status, days late, what is missing, lead, ' +

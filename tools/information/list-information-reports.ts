@@ -31,7 +31,7 @@ export const listInformationReports = defineTool({
   name: 'list_information_reports',
   title: 'List information reports',
   description:
-    "Companies' answers to information requests: status, submission, lateness, items completed of those requested; the request due last first, then by company name. With information_request_id it also names the companies not asked. Concise: one table row per report with item counts; each item's status: response_format detailed or get_information_report.",
+    "Companies' answers to information requests: status, submission, lateness, items completed of those requested; the request due last first, then by company name. With information_request_id it also names the companies not asked. Concise: one table row per report with item counts; each item's status: response_format detailed.",
   input: z.object({
     ...pageFields,
     company_id: z
