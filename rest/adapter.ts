@@ -19,7 +19,7 @@ export interface Route extends ToolRoute {
   envelope: Envelope;
 }
 
-type FieldKind = 'number' | 'boolean' | 'array' | 'string' | 'other';
+type FieldKind = 'number' | 'boolean' | 'array' | 'enumArray' | 'string' | 'other';
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } };
@@ -37,7 +37,14 @@ function kindOf(schema: z.ZodType | undefined): FieldKind {
   const type = (unwrap(schema) as unknown as { _zod: { def: { type: string } } })._zod.def.type;
   if (type === 'number' || type === 'int') return 'number';
   if (type === 'boolean') return 'boolean';
-  if (type === 'array') return 'array';
+  if (type === 'array') {
+    // A list of fixed words may also come as one comma-separated value (`status=a,b`): no word has a comma.
+    const element = (unwrap(schema) as unknown as { _zod: { def: { element: z.ZodType } } })._zod.def.element;
+    return kindOf(element) === 'string' &&
+      (element as unknown as { _zod: { def: { type: string } } })._zod.def.type === 'enum'
+      ? 'enumArray'
+      : 'array';
+  }
   if (type === 'string' || type === 'enum' || type === 'literal') return 'string';
   return 'other';
 }
@@ -89,6 +96,10 @@ export function coerceQuery(
     if (kind === undefined) continue; // unknown query parameters are ignored
     if (kind === 'array') {
       input[field] = list;
+      continue;
+    }
+    if (kind === 'enumArray') {
+      input[field] = list.flatMap((v) => v.split(',').map((word) => word.trim()));
       continue;
     }
     if (list.length > 1) throw InvalidInput.field(queryName, 'must be given once');

@@ -284,5 +284,28 @@ for (const dialect of dialects) {
       const requests = await api(server.url, '/v1/information-requests/', { token });
       assertReference('main', 'InformationRequest', ...requests.body.results);
     });
+
+    it('filters REST reports by one status, a repeated status or a comma-separated list', async () => {
+      const reports = async (query: string) => {
+        const res = await api(server.url, `/v1/information-reports/?page_size=100&${query}`, { token });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        return {
+          count: res.body.count as number,
+          statuses: new Set((res.body.results as Report[]).map((r) => bucket(r.status))),
+        };
+      };
+      const completed = await reports('status=completed');
+      const notStarted = await reports('status=not-started');
+      expect([...completed.statuses]).to.deep.equal(['completed']);
+      expect([...notStarted.statuses]).to.deep.equal(['not-started']);
+      for (const query of ['status=completed,not-started', 'status=completed&status=not-started']) {
+        const both = await reports(query);
+        expect(both.count, query).to.equal(completed.count + notStarted.count);
+        for (const s of both.statuses) expect(['completed', 'not-started']).to.include(s);
+      }
+      const bad = await api(server.url, '/v1/information-reports/?status=done', { token });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.errors[0].field).to.match(/^status/);
+    });
   });
 }
