@@ -172,10 +172,30 @@ for (const dialect of dialects) {
 
     it('names the late companies of the current request in two concise calls: one row per report, items counted', async () => {
       const requests = (await mcp.callTool({ name: 'list_information_requests', arguments: {} }))
-        .structuredContent as { results: (Request & { documents: string[]; metrics: string[] })[] };
+        .structuredContent as {
+        results: (Request & { item_set?: number })[];
+        same_in_every_result?: { item_set?: number };
+        item_sets: { documents: string[]; metrics: string[] }[];
+      };
       const current = requests.results.find((r) => r.due_date < TODAY)!;
-      expect(current.documents.every((d) => typeof d === 'string')).to.equal(true);
       expect(current).to.not.have.property('requested_documents');
+      const detailedRequests = await call<{
+        results: (Request & {
+          requested_documents: { name: string }[];
+          requested_metrics: { name: string }[];
+        })[];
+      }>('list_information_requests', {});
+      for (const [i, r] of detailedRequests.results.entries()) {
+        const set =
+          requests.item_sets[requests.results[i]!.item_set ?? requests.same_in_every_result!.item_set!]!;
+        expect(set.documents.map((d) => d.replace(/ \(.*\)$/, ''))).to.deep.equal(
+          r.requested_documents.map((d) => d.name),
+        );
+        expect(set.metrics.map((m) => m.replace(/ \(.*\)$/, ''))).to.deep.equal(
+          r.requested_metrics.map((m) => m.name),
+        );
+      }
+      expect(requests.item_sets.length).to.be.below(requests.results.length);
       const res = await mcp.callTool({
         name: 'list_information_reports',
         arguments: { information_request_id: current.id, late: true },
@@ -203,7 +223,6 @@ for (const dialect of dialects) {
       const done = (items: { status: string }[]) => items.filter((i) => i.status === 'completed').length;
       expect(rows).to.deep.equal(
         detailed.map((r) => ({
-          id: r.id,
           company_id: r.company_id,
           company_name: r.company_name,
           status: r.status,

@@ -121,8 +121,8 @@ export const listInformationReports = defineTool({
   },
 });
 
+// No report id: the report's own route is REST's; over MCP a report is its company and request.
 const REPORT_COLUMNS = [
-  'id',
   'company_id',
   'company_name',
   'information_request_id',

@@ -3,6 +3,7 @@ import { utcDate } from '../../core/clock.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import {
   conciseRequest,
+  conciseRequests,
   InformationRequest,
   REQUEST_STATUSES,
   toInformationRequest,
@@ -13,7 +14,7 @@ export const listInformationRequests = defineTool({
   name: 'list_information_requests',
   title: 'List information requests',
   description:
-    "Information requests sent to companies (documents and metrics asked for, period, due date), latest due first, with counts of company reports by status. Each company's answer: list_information_reports. Concise: requested items by name only (optional ones marked), no message, reminders or audit fields; all of them: response_format detailed.",
+    "Information requests sent to companies (documents and metrics asked for, period, due date), latest due first, with counts of company reports by status. Each company's answer: list_information_reports. Concise: each set of requested items once in item_sets, by name (optional ones marked), a request naming its item_set; no message, reminders, sent_at, closed_at or audit fields (response_format detailed has them).",
   input: z.object({
     ...pageFields,
     name: z.string().optional().describe('Case-insensitive substring of the request name.'),
@@ -30,7 +31,11 @@ export const listInformationRequests = defineTool({
       envelope: 'page',
     },
   ],
-  concise: ({ results, ...rest }) => ({ ...rest, results: results.map(conciseRequest) }),
+  conciseOutput: z.object({
+    same_in_every_result: z.object({}),
+    item_sets: z.array(z.object({ documents: z.array(z.string()), metrics: z.array(z.string()) })),
+  }),
+  concise: ({ results, ...rest }) => conciseRequests({ ...rest, results: results.map(conciseRequest) }),
   async handler(ctx, input) {
     const { repos, principal } = ctx;
     // Counters are counted over the reports of companies the caller may see, in the page's statement.

@@ -7,6 +7,7 @@ import type {
   ReportMetricRow,
   RequestedItemRow,
 } from '../../db/repos/information.ts';
+import { conciseDefault } from '../concise.ts';
 
 const RequestedItem = z.object({
   id: z.string(),
@@ -161,7 +162,8 @@ function itemName(item: { name: string; optional: boolean; time_period?: string 
 
 /**
  * A request as the concise form gives it: each requested item by name once, in `documents` and
- * `metrics` (a metric with the period its value covers), without the note to founders, the reminder schedule or the audit fields.
+ * `metrics` (a metric with the period its value covers), without the note to founders, the reminder
+ * schedule or the audit fields (sent_at and closed_at too: status says which).
  */
 export function conciseRequest(request: InformationRequest) {
   const {
@@ -173,6 +175,8 @@ export function conciseRequest(request: InformationRequest) {
     created_by: _b,
     created_at: _a,
     updated_at: _u,
+    sent_at: _s,
+    closed_at: _d,
     ...rest
   } = request;
   return {
@@ -180,6 +184,28 @@ export function conciseRequest(request: InformationRequest) {
     documents: requested_documents.map(itemName),
     metrics: requested_metrics.map(itemName),
   };
+}
+
+/**
+ * Concise requests as a list: each distinct set of requested documents and metrics stated once in
+ * `item_sets`, a request naming its set by index (`item_set`); then what every request shares stated
+ * once (conciseDefault).
+ */
+export function conciseRequests(
+  list: { results: ReturnType<typeof conciseRequest>[] } & Record<string, unknown>,
+) {
+  const sets: { documents: string[]; metrics: string[] }[] = [];
+  const index = new Map<string, number>();
+  const results = list.results.map(({ documents, metrics, ...request }) => {
+    const key = JSON.stringify([documents, metrics]);
+    let at = index.get(key);
+    if (at === undefined) {
+      at = sets.push({ documents, metrics }) - 1;
+      index.set(key, at);
+    }
+    return { ...request, item_set: at };
+  });
+  return { ...conciseDefault({ ...list, results }), item_sets: sets };
 }
 
 export function toInformationReport(
