@@ -304,6 +304,16 @@ for (const dialect of dialects) {
       assertReference('main', 'InformationRequest', ...requests.body.results);
     });
 
+    it('refuses over MCP a status that is not a list of known statuses, naming the field', async () => {
+      const refusal = async (status: unknown) => {
+        const res = await mcp.callTool({ name: 'list_information_reports', arguments: { status } });
+        expect(res.isError, JSON.stringify(status)).to.equal(true);
+        return (res.content as { text: string }[])[0]!.text;
+      };
+      expect(await refusal('completed')).to.match(/status: .*expected array/);
+      expect(await refusal(['done'])).to.match(/status\[0\]: .*not-started/);
+    });
+
     it('filters REST reports by one status, a repeated status or a comma-separated list', async () => {
       const reports = async (query: string) => {
         const res = await api(server.url, `/v1/information-reports/?page_size=100&${query}`, { token });
