@@ -33,6 +33,8 @@ export interface MetricsToCreate {
   onConflict: ConflictMode;
   /** Where the values came from (`api` unless said): an information report names itself. */
   detailedSource?: string;
+  /** Per point, where it came from, when points of one request come from different places (cells). */
+  sources?: readonly string[];
 }
 
 export interface CreatedMetrics {
@@ -245,6 +247,7 @@ export async function createMetrics(ctx: ServiceContext, w: MetricsToCreate): Pr
     date: raw!.date as string,
     value: raw!.value as string,
     currency: (raw!.currency as string | null | undefined) ?? null,
+    ...(w.sources?.[i] ? { detailed_source: w.sources[i].slice(0, 255) } : {}),
   }));
   return withRecorder(ctx, async (repos, recorder) => {
     const result = await repos.metricWrites.writeMany(ctx.principal.scope, {

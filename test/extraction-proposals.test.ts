@@ -73,12 +73,23 @@ for (const dialect of dialects) {
       });
     });
 
-    it('leaves a workbook with rows it cannot map in needs-input, those rows listed without a category', async () => {
+    it('leaves a workbook with rows it cannot map in needs-input, those rows’ figures listed without a category', async () => {
       const id = await parsed('three-tabs.xlsx');
       const doc = await t.db('documents').where({ id }).first('parse_state', 'parse_note');
       expect(doc).to.deep.equal({ parse_state: 'needs-input', parse_note: '3 rows of figures need review' });
       const unmapped = (await proposalsOf(id)).filter((r) => r.category === null);
-      expect(unmapped.map((r) => r.cell)).to.have.members(['A4', 'A5', 'A7']);
+      expect(unmapped.map((r) => r.cell)).to.have.members([
+        'B4',
+        'C4',
+        'D4',
+        'B5',
+        'C5',
+        'D5',
+        'B7',
+        'C7',
+        'D7',
+      ]);
+      expect(unmapped.find((r) => r.cell === 'B7')).to.deep.include({ value: '-30000', status: 'proposed' });
     });
 
     it('proposes the figures of a table printed in a PDF, the budget block as budget, each with its page and cell', async () => {

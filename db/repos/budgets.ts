@@ -92,6 +92,13 @@ export function budgetsRepo(db: Knex) {
     async all(scope: Scope): Promise<BudgetRow[]> {
       return scoped(db('budgets'), scope, 'budgets').select('budgets.*');
     },
+    /** A company's budget of this name (the oldest, if several), or undefined. */
+    async named(firmId: string, companyId: string, name: string): Promise<BudgetRow | undefined> {
+      return (await db('budgets')
+        .where({ firm_id: firmId, company_id: companyId, name })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+        .first()) as BudgetRow | undefined;
+    },
     async create(budget: BudgetRow): Promise<void> {
       await db('budgets').insert(budget);
     },

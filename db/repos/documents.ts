@@ -107,6 +107,14 @@ export function documentsRepo(db: Knex) {
         await trx('documents').insert({ ...document, file_id: file.id });
       });
     },
+
+    /** Ends a document's wait for input once its figures are reviewed; false when it was not waiting. */
+    async completeReview(documentId: string): Promise<boolean> {
+      const n = await db('documents')
+        .where({ id: documentId, parse_state: 'needs-input' })
+        .update({ parse_state: 'completed', parse_note: null });
+      return n === 1;
+    },
   };
 }
 export type DocumentsRepo = ReturnType<typeof documentsRepo>;

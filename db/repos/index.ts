@@ -11,6 +11,7 @@ import { customColumnsRepo } from './custom-columns.ts';
 import { documentParsingRepo } from './document-parsing.ts';
 import { documentsRepo } from './documents.ts';
 import { eventsRepo } from './events.ts';
+import { extractionRepo } from './extraction.ts';
 import { firmsRepo } from './firms.ts';
 import { fundsRepo } from './funds.ts';
 import { idempotencyRepo } from './idempotency.ts';
@@ -44,6 +45,7 @@ export function createRepos(db: Knex) {
     budgets: budgetsRepo(db),
     documents: documentsRepo(db),
     documentParsing: documentParsingRepo(db),
+    extraction: extractionRepo(db),
     notes: notesRepo(db),
     funds: fundsRepo(db),
     customColumns: customColumnsRepo(db),

@@ -124,6 +124,8 @@ export interface PointToWrite {
   date: string;
   value: string;
   currency: string | null;
+  /** Where this point came from, when it differs from the request's detailedSource (a cell of a document). */
+  detailed_source?: string;
 }
 
 /** What happens to a point that meets a live datum of the same category, cadence, date and budget. */
@@ -377,7 +379,7 @@ export function metricWritesRepo(db: Knex) {
 
         const inserts: Record<string, unknown>[] = [];
         const history: Record<string, unknown>[] = [];
-        const updates: { id: string; value: string; currency: string | null }[] = [];
+        const updates: { id: string; value: string; currency: string | null; source?: string }[] = [];
         const written: WrittenPoint[] = [];
         for (const p of w.points) {
           const existing = live.get(pointKey(p));
@@ -393,7 +395,7 @@ export function metricWritesRepo(db: Knex) {
               value: p.value,
               currency: p.currency,
               budget_id: w.budgetId,
-              detailed_source: w.detailedSource ?? 'api',
+              detailed_source: p.detailed_source ?? w.detailedSource ?? 'api',
               archived: false,
               deleted_at: null,
               created_at: w.at,
@@ -410,7 +412,12 @@ export function metricWritesRepo(db: Knex) {
           }
           const changed = existing.filter((e) => e.value !== p.value || e.currency !== p.currency);
           for (const e of changed) {
-            updates.push({ id: e.id, value: p.value, currency: p.currency });
+            updates.push({
+              id: e.id,
+              value: p.value,
+              currency: p.currency,
+              source: p.detailed_source ?? w.detailedSource,
+            });
             history.push(
               historyRow({ id: e.id, old_value: e.value, old_currency: e.currency, ...p }, 0, w.userId, w.at),
             );
@@ -424,15 +431,12 @@ export function metricWritesRepo(db: Knex) {
         }
         await insertMany(db, trx, 'metric_data', inserts);
         await updateValues(trx, updates, w.at);
-        if (w.detailedSource) {
-          for (const batch of chunk(updates, INSERT_BATCH))
-            await trx('metric_data')
-              .whereIn(
-                'id',
-                batch.map((u) => u.id),
-              )
-              .update({ detailed_source: w.detailedSource });
-        }
+        const bySource = new Map<string, string[]>();
+        for (const u of updates)
+          if (u.source) bySource.set(u.source, [...(bySource.get(u.source) ?? []), u.id]);
+        for (const [source, ids] of bySource)
+          for (const batch of chunk(ids, INSERT_BATCH))
+            await trx('metric_data').whereIn('id', batch).update({ detailed_source: source });
         await insertMany(db, trx, 'metric_history', history);
         return { written, conflicts: [] };
       });

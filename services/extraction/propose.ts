@@ -44,6 +44,7 @@ export function createProposer(db: Knex): Proposer {
       .select('label', 'category_id')) as { label: string; category_id: string }[];
     const standard = new Map(categories.filter((c) => c.is_standard).map((c) => [c.name, c.id]));
     const byId = new Set(categories.map((c) => c.id));
+    const standardName = new Map(categories.filter((c) => c.is_standard).map((c) => [c.id, c.name]));
     const context: ExtractionContext = {
       fyEndMonth: Number(doc.fiscal_year_end.slice(0, 2)) || 12,
       currency: doc.currency,
@@ -51,7 +52,10 @@ export function createProposer(db: Knex): Proposer {
       remembered: new Map(
         labels
           .filter((l) => byId.has(l.category_id))
-          .map((l) => [l.label, { custom_metric_id: l.category_id }]),
+          .map((l): [string, Target] => {
+            const name = standardName.get(l.category_id);
+            return [l.label, name ? { category: name } : { custom_metric_id: l.category_id }];
+          }),
       ),
     };
     // Sheet by sheet, letting the event loop go between them: a workbook of many sheets is not read in
@@ -77,20 +81,30 @@ export function createProposer(db: Knex): Proposer {
       kind: p.kind,
       confidence: p.confidence,
     }));
-    for (const u of result.unmapped)
-      rows.push({
-        sheet: u.sheet.slice(0, 255),
-        cell: `A${u.row}`,
-        row_label: u.label.slice(0, 255),
-        category_id: null,
-        date: null,
-        cadence: null,
-        value: null,
-        currency: null,
-        kind: 'actual',
-        confidence: 0,
-      });
-    const open = rows.filter((r) => r.category_id === null || r.confidence < HIGH_CONFIDENCE).length;
+    for (const u of result.unmapped) {
+      const base = { sheet: u.sheet.slice(0, 255), row_label: u.label.slice(0, 255), category_id: null };
+      // A row whose only figures are forecasts is still listed, by its label's cell, with nothing to write.
+      const figures = u.figures.length > 0 ? u.figures : [undefined];
+      for (const f of figures)
+        rows.push({
+          ...base,
+          cell: f?.cell ?? `A${u.row}`,
+          date: f?.date ?? null,
+          cadence: f?.cadence ?? null,
+          value: f?.value ?? null,
+          currency: f?.currency ?? null,
+          kind: f?.kind ?? 'actual',
+          confidence: 0,
+        });
+    }
+    const unmappedRows = result.unmapped.length;
+    const open =
+      unmappedRows +
+      new Set(
+        rows
+          .filter((r) => r.category_id !== null && r.confidence < HIGH_CONFIDENCE)
+          .map((r) => `${r.sheet}|${r.row_label}`),
+      ).size;
     const review = open > 0 ? `${open} row${open === 1 ? '' : 's'} of figures need review` : undefined;
     return { rows, review };
   };

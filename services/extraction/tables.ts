@@ -31,11 +31,23 @@ export interface Proposal {
   confidence: number;
 }
 
+/** A figure of a row that could not be mapped: scaled by the sheet's units, signed as the sheet shows it. */
+export interface UnmappedFigure {
+  cell: string;
+  date: string;
+  cadence: Period['cadence'];
+  value: string;
+  currency: string | null;
+  kind: 'actual' | 'budget';
+}
+
 export interface UnmappedRow {
   sheet: string;
   /** One-based, as the spreadsheet shows it. */
   row: number;
   label: string;
+  /** Its figures, so that a person who names the row's metric can confirm them. */
+  figures: UnmappedFigure[];
 }
 
 export interface Extraction {
@@ -185,6 +197,31 @@ interface SheetInput {
   ref(row: number, column: number): string;
 }
 
+/** The figures of an unmapped row ([column, value]), forecasts left out as they are for mapped rows. */
+function unmappedFigures(
+  sheet: SheetInput,
+  header: Header,
+  figures: readonly [number, number][],
+  at: { r: number; kind: Kind | undefined; multiplier: number; currency: string | null },
+): UnmappedFigure[] {
+  return figures.flatMap(([c, figure]) => {
+    const kind = at.kind ?? header.kinds.get(c) ?? 'actual';
+    if (kind === 'forecast') return [];
+    const period = header.periods.get(c)!;
+    const value = String(Number((figure * at.multiplier).toFixed(6)));
+    return [
+      {
+        cell: sheet.ref(at.r, c),
+        date: period.end,
+        cadence: period.cadence,
+        value,
+        currency: at.currency,
+        kind,
+      },
+    ];
+  });
+}
+
 /** The proposals and unmapped rows of one sheet (or its transpose), or undefined when it holds no table. */
 function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | undefined {
   const header = findHeader(sheet.rows, context.fyEndMonth);
@@ -212,7 +249,9 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
     if (figures.length === 0 || isBareTotal(label)) continue;
     const mapped = targetOf(label, context);
     if (!mapped) {
-      result.unmapped.push({ sheet: sheet.name, row: r + 1, label });
+      const at = { r, kind: sheetKind, multiplier, currency: currency ?? context.currency };
+      const own = unmappedFigures(sheet, header, figures, at);
+      result.unmapped.push({ sheet: sheet.name, row: r + 1, label, figures: own });
       continue;
     }
     const target =

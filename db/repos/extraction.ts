@@ -1,0 +1,148 @@
+import type { Knex } from 'knex';
+import type { Scope } from '../../core/principal.ts';
+import { isPostgres } from '../knex.ts';
+import { scoped } from './util.ts';
+
+/** A stored proposal, with its category's name when it has one. */
+export interface ProposalRow {
+  id: string;
+  sheet: string;
+  cell: string;
+  row_label: string;
+  category_id: string | null;
+  category_name: string | null;
+  is_standard: boolean | null;
+  date: string | null;
+  cadence: string | null;
+  value: string | null;
+  currency: string | null;
+  kind: 'actual' | 'budget';
+  confidence: number;
+  status: 'proposed' | 'confirmed' | 'rejected';
+}
+
+/** The document a review is about, as the caller may see it. */
+export interface ReviewedDocument {
+  id: string;
+  firm_id: string;
+  company_id: string;
+  name: string;
+  parse_state: string;
+  source: string;
+}
+
+/** What a confirmation settles: the category and value it wrote (for a corrected proposal, the corrected ones). */
+export interface SettledProposal {
+  id: string;
+  category_id: string | null;
+  value: string | null;
+}
+
+/** Proposals of a document, in the order of its sheets, rows and cells. */
+function proposalsQuery(db: Knex, documentId: string) {
+  return db('extraction_proposals as p')
+    .leftJoin('metric_categories as c', 'c.id', 'p.category_id')
+    .where('p.document_id', documentId)
+    .select(
+      'p.id',
+      'p.sheet',
+      'p.cell',
+      'p.row_label',
+      'p.category_id',
+      'c.name as category_name',
+      'c.is_standard',
+      'p.date',
+      'p.cadence',
+      'p.value',
+      'p.currency',
+      'p.kind',
+      'p.confidence',
+      'p.status',
+    );
+}
+
+function toProposal(row: ProposalRow): ProposalRow {
+  return {
+    ...row,
+    confidence: Number(row.confidence),
+    is_standard: row.is_standard === null ? null : Boolean(row.is_standard),
+  };
+}
+
+/** Row number and column of a cell reference such as `AB12`. */
+function position(cell: string): [number, number] {
+  const m = /^([A-Z]+)(\d+)$/.exec(cell);
+  if (!m) return [0, 0];
+  const column = [...m[1]!].reduce((n, ch) => n * 26 + ch.charCodeAt(0) - 64, 0);
+  return [Number(m[2]), column];
+}
+
+/** By sheet, then row, then column: the order a person reads the sheet in. */
+function readingOrder(a: ProposalRow, b: ProposalRow): number {
+  if (a.sheet !== b.sheet) return a.sheet < b.sheet ? -1 : 1;
+  const [ra, ca] = position(a.cell);
+  const [rb, cb] = position(b.cell);
+  return ra - rb || ca - cb || (a.id < b.id ? -1 : 1);
+}
+
+export function extractionRepo(db: Knex) {
+  return {
+    /** A visible document, or undefined. */
+    async document(scope: Scope, documentId: string): Promise<ReviewedDocument | undefined> {
+      return (await scoped(db('documents'), scope, 'documents')
+        .where('documents.id', documentId)
+        .first('id', 'firm_id', 'company_id', 'name', 'parse_state', 'source')) as
+        | ReviewedDocument
+        | undefined;
+    },
+
+    /** Every proposal of a document (the caller has checked it may see it), sheet by sheet in reading order. */
+    async proposals(documentId: string): Promise<ProposalRow[]> {
+      const rows = (await proposalsQuery(db, documentId)) as ProposalRow[];
+      return rows.map(toProposal).sort(readingOrder);
+    },
+
+    /** Locks a document's proposals for a review (PostgreSQL; SQLite write transactions run alone). */
+    async lock(documentId: string): Promise<void> {
+      if (!isPostgres(db)) return;
+      await db('documents').where('id', documentId).forUpdate().select('id');
+    },
+
+    /** Marks open proposals confirmed with what was written, or rejected; the number changed. */
+    async settle(
+      documentId: string,
+      status: 'confirmed' | 'rejected',
+      settled: readonly SettledProposal[],
+    ): Promise<number> {
+      let n = 0;
+      for (const s of settled) {
+        const update =
+          status === 'confirmed' ? { status, category_id: s.category_id, value: s.value } : { status };
+        n += await db('extraction_proposals')
+          .where({ id: s.id, document_id: documentId, status: 'proposed' })
+          .update(update);
+      }
+      return n;
+    },
+
+    /** How many of a document's proposals are still open. */
+    async openCount(documentId: string): Promise<number> {
+      const row = (await db('extraction_proposals')
+        .where({ document_id: documentId, status: 'proposed' })
+        .count({ n: '*' })
+        .first()) as { n: number | string } | undefined;
+      return Number(row?.n ?? 0);
+    },
+
+    /** Remembers labels (normalised) a company's confirmations mapped, the latest mapping winning. */
+    async remember(companyId: string, labels: ReadonlyMap<string, string>, at: string): Promise<void> {
+      for (const [label, categoryId] of labels) {
+        await db('extraction_labels')
+          .insert({ company_id: companyId, label, category_id: categoryId, created_at: at })
+          .onConflict(['company_id', 'label'])
+          .merge({ category_id: categoryId, created_at: at });
+      }
+    },
+  };
+}
+export type ExtractionRepo = ReturnType<typeof extractionRepo>;
