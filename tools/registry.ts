@@ -35,8 +35,11 @@ import { getCustomColumnOptions } from './custom-columns/get-custom-column-optio
 import { getCustomColumns } from './custom-columns/get-custom-columns.ts';
 import { updateCustomColumnValues } from './custom-columns/update-custom-column-values.ts';
 import type { AnyTool } from './define.ts';
+import { confirmDocumentProposals } from './documents/confirm-document-proposals.ts';
 import { getDocumentContent } from './documents/get-document-content.ts';
+import { listDocumentProposals } from './documents/list-document-proposals.ts';
 import { listDocuments } from './documents/list-documents.ts';
+import { rejectDocumentProposals } from './documents/reject-document-proposals.ts';
 import { searchDocuments } from './documents/search-documents.ts';
 import { uploadDocument } from './documents/upload-document.ts';
 import { listChanges } from './events/list-changes.ts';
@@ -108,7 +111,15 @@ export const domains: Domains = {
     deleteMetric,
   ],
   budgets: [listBudgets, getBudgetVariance],
-  documents: [listDocuments, uploadDocument, getDocumentContent, searchDocuments],
+  documents: [
+    listDocuments,
+    uploadDocument,
+    getDocumentContent,
+    searchDocuments,
+    listDocumentProposals,
+    confirmDocumentProposals,
+    rejectDocumentProposals,
+  ],
   notes: [listNotes, searchNotes, createNotes],
   // Information requests, the reports companies answer them with, and the contacts who answer
   information: [

@@ -1,0 +1,281 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { systemClock } from '../core/clock.ts';
+import { documentParsingRepo } from '../db/repos/document-parsing.ts';
+import { createRepos } from '../db/repos/index.ts';
+import { createParseWorker } from '../parsing/worker.ts';
+import type { RunningServer } from '../server/http.ts';
+import { createLogger } from '../server/logger.ts';
+import { finishParse } from '../services/document-parsing.ts';
+import { createProposer } from '../services/extraction/propose.ts';
+import { dialects, type TestDb } from './helpers/db.ts';
+import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { mcpClient } from './helpers/mcp.ts';
+import { signInFlow, WebClient } from './helpers/oauth.ts';
+import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
+import { corpus } from './helpers/workbook-corpus.ts';
+
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+interface Row {
+  sheet: string;
+  label: string;
+  category: string | null;
+  kind: string;
+  status: string;
+  confidence: number;
+  cells: [string, string, string | null, string | null][];
+}
+
+const idsOf = (r: Row) => r.cells.map((c) => c[0]);
+const refsOf = (r: Row) => r.cells.map((c) => c[1]);
+const datesOf = (r: Row) => r.cells.map((c) => c[2]);
+const valuesOf = (r: Row) => r.cells.map((c) => c[3]);
+
+for (const dialect of dialects) {
+  describe(`review of the figures proposed from a spreadsheet (${dialect.name}) @db`, function () {
+    this.timeout(120_000);
+    let t: TestDb;
+    let fx: Fixture;
+    let server: RunningServer;
+    let client: Client | undefined;
+
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+      server = await startTestServer(t.db, { env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET } });
+    });
+    after(async () => {
+      await client?.close();
+      await server?.close();
+      await t?.drop();
+    });
+
+    /** Uploads a corpus workbook over REST and runs the parser over it. */
+    async function uploaded(file: string, name = file, companyId = fx.companies.acme.id): Promise<string> {
+      const { content } = corpus().find((f) => f.file === file)!;
+      const form = new FormData();
+      form.append('company_id', companyId);
+      form.append('file', new Blob([new Uint8Array(content)], { type: XLSX_TYPE }), name);
+      const res = await api(server.url, '/v1/documents/', {
+        token: fx.admin.pat,
+        method: 'POST',
+        body: form,
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const worker = createParseWorker({
+        repo: documentParsingRepo(t.db),
+        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
+        clock: systemClock,
+        logger: createLogger('silent'),
+        pollMs: 50,
+        leaseMs: 60_000,
+        propose: createProposer(t.db),
+      });
+      while ((await worker.runOnce()).length > 0);
+      return (res.body as { document_id: string }).document_id;
+    }
+
+    const rowsOf = async (id: string, token = fx.admin.pat): Promise<Row[]> => {
+      const res = await api(server.url, `/v1/documents/${id}/proposals/?page_size=100`, { token });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return (res.body as { results: Row[] }).results;
+    };
+    const post = (id: string, action: 'confirm' | 'reject', body: unknown, token = fx.admin.pat) =>
+      api(server.url, `/v1/documents/${id}/proposals/${action}/`, { token, method: 'POST', body });
+    const metrics = async (companyId: string, query = '') => {
+      const res = await api(server.url, `/v1/metrics/?company_id=${companyId}&page_size=1000${query}`, {
+        token: fx.admin.pat,
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return (res.body as { results: Record<string, unknown>[] }).results;
+    };
+    const stateOf = async (id: string) =>
+      ((await t.db('documents').where({ id }).first('parse_state')) as { parse_state: string }).parse_state;
+
+    it('lists a needs-input document’s proposals one entry per table row, unmapped rows with category null', async () => {
+      const id = await uploaded('three-tabs.xlsx', 'Q1 accounts.xlsx');
+      expect(await stateOf(id)).to.equal('needs-input');
+      const rows = await rowsOf(id);
+      const revenue = rows.find((r) => r.label === 'Total revenue')!;
+      expect(revenue).to.deep.include({
+        sheet: 'P&L',
+        category: 'revenue',
+        kind: 'actual',
+        status: 'proposed',
+      });
+      expect(refsOf(revenue)).to.deep.equal(['B6', 'C6', 'D6']);
+      expect(valuesOf(revenue)).to.deep.equal(['120000', '135000', '150000']);
+      expect(datesOf(revenue)).to.deep.equal(['2026-01-31', '2026-02-28', '2026-03-31']);
+      const marketing = rows.find((r) => r.label === 'Marketing')!;
+      expect(marketing).to.deep.include({ category: null, confidence: 0 });
+      expect(valuesOf(marketing)).to.deep.equal(['-30000', '-31000', '-32000']);
+      expect(rows.filter((r) => r.category === null).map((r) => r.label)).to.have.members([
+        'Product revenue',
+        'Services revenue',
+        'Marketing',
+      ]);
+    });
+
+    it('confirms with corrections through the metrics service, the source naming the file, sheet and cell, and completes the document once reviewed', async () => {
+      const id = await uploaded('three-tabs.xlsx', 'Q1 review.xlsx', fx.companies.beta.id);
+      const rows = await rowsOf(id);
+      const marketing = rows.find((r) => r.label === 'Marketing')!;
+      const unmapped = rows
+        .filter((r) => r.category === null && r.label !== 'Marketing')
+        .flatMap((r) => idsOf(r));
+      const confirm = await post(id, 'confirm', {
+        corrections: [{ ids: idsOf(marketing), category: 'total_operating_expenses', flip_sign: true }],
+        ids: rows.filter((r) => r.category !== null || r.label === 'Marketing').flatMap((r) => idsOf(r)),
+        on_conflict: 'error',
+      });
+      expect(confirm.status, JSON.stringify(confirm.body)).to.equal(200);
+      expect(confirm.body).to.deep.include({ parse_state: 'needs-input', open: 6 });
+      expect((confirm.body as { written: { created: number } }).written.created).to.equal(21);
+      const reject = await post(id, 'reject', { ids: unmapped });
+      expect(reject.status, JSON.stringify(reject.body)).to.equal(200);
+      expect(reject.body).to.deep.include({ parse_state: 'completed', rejected: 6, open: 0 });
+      expect(await stateOf(id)).to.equal('completed');
+
+      const opex = await metrics(fx.companies.beta.id, '&category=total_operating_expenses');
+      expect(opex.map((m) => [m.date, m.value])).to.deep.equal([
+        ['2026-01-31', '30000'],
+        ['2026-02-28', '31000'],
+        ['2026-03-31', '32000'],
+      ]);
+      expect(opex[0]!.detailed_source).to.equal('Q1 review.xlsx, P&L!B7');
+      const cash = await metrics(fx.companies.beta.id, '&category=cash_in_bank');
+      expect(cash[0]).to.deep.include({
+        value: '900000',
+        detailed_source: 'Q1 review.xlsx, Balance sheet!B3',
+      });
+      const events = await t.db('events').where({ company_id: fx.companies.beta.id, type: 'metric.created' });
+      expect(events.length).to.be.greaterThan(0);
+    });
+
+    it('writes nothing new when the same proposals are confirmed twice', async () => {
+      const id = await uploaded('months-text.xlsx', 'Twice.xlsx', fx.companies.gamma.id);
+      const first = await post(id, 'confirm', {});
+      expect(first.status, JSON.stringify(first.body)).to.equal(200);
+      const before = await t.db('metric_history').count({ n: '*' }).first();
+      const again = await post(id, 'confirm', {});
+      expect(again.status).to.equal(200);
+      expect(again.body).to.deep.include({ confirmed: 0, parse_state: 'completed' });
+      expect((again.body as { written: { created: number } }).written.created).to.equal(0);
+      const ids = (await rowsOf(id)).flatMap((r) => idsOf(r));
+      const byIds = await post(id, 'confirm', { ids });
+      expect(byIds.status).to.equal(200);
+      expect(byIds.body).to.deep.include({ confirmed: 0 });
+      expect(await t.db('metric_history').count({ n: '*' }).first()).to.deep.equal(before);
+    });
+
+    it('follows on_conflict against existing data: error refuses all with 409, skip keeps, overwrite replaces', async () => {
+      const first = await uploaded('months-text.xlsx', 'Conflict A.xlsx', fx.companies.acme.id);
+      expect((await post(first, 'confirm', {})).status).to.equal(200);
+      const second = await uploaded(
+        'months-thousands-brackets.xlsx',
+        'Conflict B.xlsx',
+        fx.companies.acme.id,
+      );
+      const count = async () => (await metrics(fx.companies.acme.id)).length;
+      const before = await count();
+      const refused = await post(second, 'confirm', { on_conflict: 'error' });
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+      expect(JSON.stringify(refused.body)).to.include('proposal ');
+      expect((await rowsOf(second)).every((r) => r.status === 'proposed')).to.equal(true);
+      const skipped = await post(second, 'confirm', { on_conflict: 'skip' });
+      expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
+      expect((skipped.body as { written: { skipped: number } }).written.skipped).to.be.greaterThan(0);
+      expect(await count()).to.equal(before);
+    });
+
+    it('writes budget figures into a budget named after the document, never as actuals', async () => {
+      const id = await uploaded('budget-beside-actual.xlsx', 'Budget 2026.xlsx', fx.companies.gamma.id);
+      const res = await post(id, 'confirm', {});
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const budgetId = (res.body as { budget_id: string }).budget_id;
+      const budget = await t.db('budgets').where({ id: budgetId }).first('name', 'company_id');
+      expect(budget).to.deep.equal({ name: 'Budget 2026.xlsx', company_id: fx.companies.gamma.id });
+      const actual = await metrics(fx.companies.gamma.id, '&category=revenue');
+      expect(actual.map((m) => m.value)).to.deep.equal(['120', '135', '150']);
+      const budgeted = await metrics(fx.companies.gamma.id, `&category=revenue&budget_id=${budgetId}`);
+      expect(budgeted.map((m) => m.value)).to.deep.equal(['110', '130', '160']);
+    });
+
+    it('remembers a confirmed mapping: the company’s next file maps that label with high confidence', async () => {
+      const first = await uploaded('three-tabs.xlsx', 'Jan pack.xlsx', fx.companies.gamma.id);
+      const marketing = (await rowsOf(first)).find((r) => r.label === 'Marketing')!;
+      const res = await post(first, 'confirm', {
+        ids: idsOf(marketing),
+        corrections: [{ ids: idsOf(marketing), category: 'total_operating_expenses', flip_sign: true }],
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const next = await uploaded('three-tabs.xlsx', 'Feb pack.xlsx', fx.companies.gamma.id);
+      const again = (await rowsOf(next)).find((r) => r.label === 'Marketing')!;
+      expect(again).to.deep.include({ category: 'total_operating_expenses', confidence: 0.99 });
+      expect(valuesOf(again)).to.deep.equal(['30000', '31000', '32000']);
+      const elsewhere = await uploaded('three-tabs.xlsx', 'Other co.xlsx', fx.companies.acme.id);
+      expect((await rowsOf(elsewhere)).find((r) => r.label === 'Marketing')!.category).to.equal(null);
+    });
+
+    it('refuses bad reviews with 400 or 404 and writes nothing', async () => {
+      const id = await uploaded('three-tabs.xlsx', 'Bad inputs.xlsx');
+      const rows = await rowsOf(id);
+      const marketing = rows.find((r) => r.label === 'Marketing')!;
+      const before = await t.db('metric_history').count({ n: '*' }).first();
+      const cases: [unknown, number, string][] = [
+        [{ ids: ['nope'] }, 400, 'ids[0]'],
+        [{ ids: idsOf(marketing) }, 400, 'was not mapped'],
+        [{ corrections: [{ ids: idsOf(marketing), category: 'revnue' }] }, 400, 'corrections[0].category'],
+        [{ corrections: [{ ids: idsOf(marketing), multiplier: '-3' }] }, 400, 'corrections[0].multiplier'],
+        [{ corrections: [{ ids: ['nope'], flip_sign: true }] }, 400, 'corrections[0].ids[0]'],
+        [{ on_conflict: 'replace' }, 400, 'on_conflict'],
+      ];
+      for (const [body, status, text] of cases) {
+        const res = await post(id, 'confirm', body);
+        expect(res.status, JSON.stringify(res.body)).to.equal(status);
+        expect(JSON.stringify(res.body)).to.include(text);
+      }
+      expect((await post('unknown', 'confirm', {})).status).to.equal(404);
+      expect((await post(id, 'confirm', {}, fx.other.pat)).status).to.equal(404);
+      expect(
+        (await api(server.url, `/v1/documents/${id}/proposals/`, { token: fx.other.pat })).status,
+      ).to.equal(404);
+      const viewer = await post(id, 'confirm', {}, fx.viewer.pat);
+      expect(viewer.status).to.equal(403);
+      const readOnly = (await signInFlow(server.url, new WebClient(server.url), { scope: 'read' })).tokens
+        .access_token;
+      const scoped = await api(server.url, '/mcp', {
+        token: readOnly,
+        method: 'POST',
+        headers: { Accept: 'application/json, text/event-stream' },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'reject_document_proposals', arguments: { document_id: id } },
+        },
+      });
+      expect(scoped.status).to.equal(403);
+      expect(scoped.headers.get('www-authenticate')).to.include('error="insufficient_scope"');
+      expect(await t.db('metric_history').count({ n: '*' }).first()).to.deep.equal(before);
+      expect((await rowsOf(id)).every((r) => r.status === 'proposed')).to.equal(true);
+    });
+
+    it('lists proposals compactly and confirms them over MCP', async () => {
+      const id = await uploaded('months-text.xlsx', 'Over MCP.xlsx', fx.companies.beta.id);
+      client = await mcpClient(server.url, fx.admin.pat);
+      const list = await client.callTool({ name: 'list_document_proposals', arguments: { document_id: id } });
+      expect(list.isError, JSON.stringify(list.content)).to.not.equal(true);
+      const rows = (list.structuredContent as { results: Row[] }).results;
+      expect(rows.length).to.be.greaterThan(0);
+      expect(rows[0]!.cells[0]).to.have.length(4);
+      const res = await client.callTool({
+        name: 'confirm_document_proposals',
+        arguments: { document_id: id, on_conflict: 'skip' },
+      });
+      expect(res.isError, JSON.stringify(res.content)).to.not.equal(true);
+      expect(res.structuredContent).to.deep.include({ parse_state: 'completed', open: 0 });
+    });
+  });
+}

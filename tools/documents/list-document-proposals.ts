@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { NotFound } from '../../core/errors.ts';
+import type { ProposalRow } from '../../db/repos/extraction.ts';
+import { defineTool, readOnly, restPaging } from '../define.ts';
+import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+const ProposedRow = z.object({
+  sheet: z.string(),
+  label: z.string(),
+  category: z.string().nullable().describe('null: not mapped'),
+  kind: z.enum(['actual', 'budget']),
+  status: z.enum(['proposed', 'confirmed', 'rejected']),
+  confidence: z.number(),
+  cells: z
+    .array(z.tuple([z.string(), z.string(), z.string().nullable(), z.string().nullable()]))
+    .describe('[id, cell, date, value]'),
+});
+type ProposedRow = z.infer<typeof ProposedRow>;
+
+/** Proposals side by side per table row: one entry per sheet, label, kind, mapping and status. */
+export function proposedRows(proposals: readonly ProposalRow[]): ProposedRow[] {
+  const rows = new Map<string, ProposedRow>();
+  for (const p of proposals) {
+    const key = JSON.stringify([p.sheet, p.row_label, p.kind, p.category_id, p.status, p.cadence]);
+    let row = rows.get(key);
+    if (!row) {
+      row = {
+        sheet: p.sheet,
+        label: p.row_label,
+        category: p.category_name,
+        kind: p.kind,
+        status: p.status,
+        confidence: p.confidence,
+        cells: [],
+      };
+      rows.set(key, row);
+    }
+    row.cells.push([p.id, p.cell, p.date, p.value]);
+    row.confidence = Math.min(row.confidence, p.confidence);
+  }
+  return [...rows.values()];
+}
+
+export const listDocumentProposals = defineTool({
+  name: 'list_document_proposals',
+  title: 'Spreadsheet proposals',
+  description: 'Figures read from a spreadsheet, per table row.',
+  input: z.object({
+    ...pageFields,
+    document_id: z.string().min(1).describe('Document id.'),
+  }),
+  output: listOf(ProposedRow),
+  annotations: readOnly,
+  permission: 'documents',
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/documents/:document_id/proposals/',
+      summary: 'List the figures proposed from a spreadsheet',
+      rename: { ...restPaging },
+      envelope: 'page',
+    },
+  ],
+  async handler(ctx, input) {
+    const doc = await ctx.repos.extraction.document(ctx.principal.scope, input.document_id);
+    if (!doc) throw new NotFound(`no document with id ${input.document_id}; list_documents lists valid ids`);
+    const all = proposedRows(await ctx.repos.extraction.proposals(doc.id));
+    const { offset, limit } = toPage(input);
+    return pageResult(input, { count: all.length, rows: all.slice(offset, offset + limit) }, (r) => r);
+  },
+});
