@@ -34,6 +34,8 @@ export interface ServiceContext {
   repos: Repos;
   clock: Clock;
   principal: Principal;
+  /** Who the change log and events name, when not the principal (the service acting on a firm's setting). */
+  actor?: Actor;
 }
 
 /** One write's record: the change-log row (when the record has one) and its change event. */
@@ -95,7 +97,7 @@ export function withRecorder<T>(
   at = ctx.clock.now().toISOString(),
 ): Promise<T> {
   return inTransaction(ctx.repos, (repos) =>
-    fn(repos, { repos, firmId: ctx.principal.firm.id, actor: actorOf(ctx.principal), at }),
+    fn(repos, { repos, firmId: ctx.principal.firm.id, actor: ctx.actor ?? actorOf(ctx.principal), at }),
   );
 }
 

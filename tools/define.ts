@@ -18,6 +18,7 @@ export type Permission =
   | 'edit_companies'
   | 'add_documents'
   | 'manage_webhooks'
+  | 'manage_firm_settings'
   | 'edit_alert_rules'
   | 'edit_information_requests';
 

@@ -43,7 +43,9 @@ import { rejectDocumentProposals } from './documents/reject-document-proposals.t
 import { searchDocuments } from './documents/search-documents.ts';
 import { uploadDocument } from './documents/upload-document.ts';
 import { listChanges } from './events/list-changes.ts';
+import { getExtractionSettings } from './firm/get-extraction-settings.ts';
 import { getFirmDetails } from './firm/get-firm-details.ts';
+import { updateExtractionSettings } from './firm/update-extraction-settings.ts';
 import { getFundPerformance } from './funds/get-fund-performance.ts';
 import { listFunds } from './funds/list-funds.ts';
 import { closeInformationRequest } from './information/close-information-request.ts';
@@ -145,6 +147,8 @@ export const domains: Domains = {
     listUsers,
     whoami,
     getFirmDetails,
+    getExtractionSettings,
+    updateExtractionSettings,
     // Webhooks (REST only)
     listWebhooks,
     getWebhook,

@@ -67,6 +67,8 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
       : !user.all_companies
         ? 'managing webhooks needs access to all companies of the firm'
         : null,
+  manage_firm_settings: (user) =>
+    user.role !== 'admin' ? "changing the firm's settings needs the admin role" : null,
 };
 
 /** Throws PermissionDenied when the user lacks the permission (also used by routes that are not tools). */

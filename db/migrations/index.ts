@@ -20,6 +20,7 @@ import * as searchStemming from './023-search-stemming.ts';
 import * as informationLoop from './024-information-loop.ts';
 import * as outboundMail from './025-outbound-mail.ts';
 import * as extractionProposals from './026-extraction-proposals.ts';
+import * as extractionSettings from './027-extraction-settings.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '024-information-loop': informationLoop,
   '025-outbound-mail': outboundMail,
   '026-extraction-proposals': extractionProposals,
+  '027-extraction-settings': extractionSettings,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

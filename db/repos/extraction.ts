@@ -143,6 +143,23 @@ export function extractionRepo(db: Knex) {
           .merge({ category_id: categoryId, created_at: at });
       }
     },
+
+    /** Whether a firm confirms high-confidence proposals of the collection loop's uploads without review. */
+    async settings(firmId: string): Promise<{ auto_confirm: boolean; updated_at: string | null }> {
+      const row = (await db('firm_extraction_settings')
+        .where({ firm_id: firmId })
+        .first('auto_confirm', 'updated_at')) as
+        | { auto_confirm: boolean | number; updated_at: string }
+        | undefined;
+      return { auto_confirm: Boolean(row?.auto_confirm), updated_at: row?.updated_at ?? null };
+    },
+
+    async setAutoConfirm(firmId: string, autoConfirm: boolean, at: string): Promise<void> {
+      await db('firm_extraction_settings')
+        .insert({ firm_id: firmId, auto_confirm: autoConfirm, updated_at: at })
+        .onConflict('firm_id')
+        .merge({ auto_confirm: autoConfirm, updated_at: at });
+    },
   };
 }
 export type ExtractionRepo = ReturnType<typeof extractionRepo>;

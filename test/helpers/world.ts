@@ -1108,6 +1108,8 @@ const EXTRA_FIELDS: Record<string, (schema: unknown) => unknown> = {
   due_date: (schema) => (isOptional(schema) ? undefined : '2026-04-30'),
   // Only where a number fits (update_metric's value is text, and its change is the comment).
   value: (schema) => (accepts(schema, 2) ? 2 : undefined),
+  // The firm's spreadsheet review setting, left at its default.
+  auto_confirm: () => false,
 };
 
 /** Optional reference fields a base call fills anyway, because some tools need one of them. */
