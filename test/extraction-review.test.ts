@@ -187,6 +187,15 @@ for (const dialect of dialects) {
       expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
       expect((skipped.body as { written: { skipped: number } }).written.skipped).to.be.greaterThan(0);
       expect(await count()).to.equal(before);
+      const third = await uploaded('months-thousands-brackets.xlsx', 'Conflict C.xlsx', fx.companies.acme.id);
+      const overwritten = await post(third, 'confirm', { on_conflict: 'overwrite' });
+      expect(overwritten.status, JSON.stringify(overwritten.body)).to.equal(200);
+      expect(
+        (overwritten.body as { written: { overwritten: number } }).written.overwritten,
+      ).to.be.greaterThan(0);
+      expect(await count()).to.equal(before);
+      const revenue = await metrics(fx.companies.acme.id, '&category=revenue');
+      expect(revenue.every((m) => String(m.detailed_source).startsWith('Conflict C.xlsx, '))).to.equal(true);
     });
 
     it('writes budget figures into a budget named after the document, never as actuals', async () => {
