@@ -95,7 +95,7 @@ pre.mail{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f9fb;border:1
 `;
 
 export interface NavState {
-  current: 'requests' | 'contacts' | 'outbox' | 'connections' | 'developer';
+  current: 'requests' | 'contacts' | 'outbox' | 'connections' | 'developer' | 'documents';
   csrfToken: string;
   email: string;
   /** Shows the outbox, which only admins with access to every company read. */

@@ -15,6 +15,7 @@ import {
   revokePersonalToken,
 } from '../accounts.ts';
 import { RateLimited } from '../rate-limit.ts';
+import { addProposalRoutes } from './documents/review.ts';
 import { addInformationRoutes } from './information/routes.ts';
 import {
   type ApplicationView,
@@ -388,6 +389,7 @@ export function webRouter(options: WebOptions): Router {
   addConnectionRoutes(router, options, form);
   addDeveloperRoutes(router, options, form);
   addInformationRoutes(router, options, form);
+  addProposalRoutes(router, options, form);
   return router;
 }
 

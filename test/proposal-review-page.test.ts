@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { systemClock } from '../core/clock.ts';
+import { documentParsingRepo } from '../db/repos/document-parsing.ts';
+import { createRepos } from '../db/repos/index.ts';
+import { createParseWorker } from '../parsing/worker.ts';
+import type { RunningServer } from '../server/http.ts';
+import { createLogger } from '../server/logger.ts';
+import { finishParse } from '../services/document-parsing.ts';
+import { createProposer } from '../services/extraction/propose.ts';
+import { hasChromium, launchChromium } from './helpers/browser.ts';
+import { dialects, type TestDb } from './helpers/db.ts';
+import { addDocument } from './helpers/documents.ts';
+import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { startTestServer } from './helpers/server.ts';
+import { corpus } from './helpers/workbook-corpus.ts';
+
+for (const dialect of dialects) {
+  describe(`the review page of a spreadsheet's figures (${dialect.name}) @db`, function () {
+    this.timeout(120_000);
+    let t: TestDb;
+    let fx: Fixture;
+    let server: RunningServer;
+    let browser: Browser | undefined;
+
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+      server = await startTestServer(t.db);
+      if (hasChromium) browser = await launchChromium();
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+      await t?.drop();
+    });
+
+    it('shows the rows with the mapped ones highlighted, then confirms the mapped figures and rejects the rest', async function () {
+      if (!browser) this.skip();
+      const { content } = corpus().find((f) => f.file === 'three-tabs.xlsx')!;
+      const id = await addDocument(fx.repos, {
+        company: fx.companies.acme,
+        firmId: fx.firmA.id,
+        name: 'Q1 pack.xlsx',
+        body: content,
+        contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      });
+      const worker = createParseWorker({
+        repo: documentParsingRepo(t.db),
+        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
+        clock: systemClock,
+        logger: createLogger('silent'),
+        pollMs: 50,
+        leaseMs: 60_000,
+        propose: createProposer(t.db),
+      });
+      while ((await worker.runOnce()).length > 0);
+
+      const path = `/account/documents/${id}/proposals`;
+      const page = await (await browser!.newContext()).newPage();
+      await page.goto(`${server.url}/login?next=${encodeURIComponent(path)}`);
+      await page.getByLabel('Email').fill('admin@alpha.test');
+      await page.getByLabel('Password').fill('fixture-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`**${path}`);
+      expect(await page.locator('tr[data-mapped="yes"] mark').count()).to.equal(6);
+      expect(await page.locator('tr[data-mapped="no"]').count()).to.equal(3);
+      expect(await page.locator('main').textContent())
+        .to.include('Marketing')
+        .and.include('B7 2026-01-31: -30000');
+
+      await page.getByRole('button', { name: 'Confirm the mapped figures' }).click();
+      await page.getByText('The mapped figures are confirmed').waitFor();
+      await page.getByRole('button', { name: 'Reject the open figures' }).click();
+      await page.getByText('The open figures are rejected.').waitFor();
+      const doc = await t.db('documents').where({ id }).first('parse_state');
+      expect(doc.parse_state).to.equal('completed');
+      const data = await t
+        .db('metric_data')
+        .where({ company_id: fx.companies.acme.id })
+        .count({ n: '*' })
+        .first();
+      expect(Number(data?.n)).to.equal(18);
+    });
+  });
+}
