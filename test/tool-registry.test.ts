@@ -35,8 +35,9 @@ describe('the tool registry', () => {
     }
   });
 
-  // page and per_page say everything through their bounds and defaults (tools/schemas/page.ts).
-  const selfDescribing = new Set(['page', 'per_page']);
+  // page and per_page say everything through their bounds and defaults (tools/schemas/page.ts);
+  // response_format, on every read, is explained once in the server's instructions.
+  const selfDescribing = new Set(['page', 'per_page', 'response_format']);
 
   it('describes every input field but paging and keeps input and output schemas plain objects', () => {
     for (const tool of registry) {
