@@ -1000,7 +1000,7 @@ for (const dialect of dialects) {
         expect(await byStatus('completed')).to.deep.equal([data.reports.gammaOpen, data.reports.acmePastDue]);
         const tool = await callTool(mcp, 'list_information_reports', {
           response_format: 'detailed',
-          status: ['in-progress'],
+          status: 'in-progress',
           information_request_id: data.requests.open,
         });
         expect(tool.data.results.map((r: Named) => r.id)).to.deep.equal([data.reports.acmeOpen]);
@@ -1028,7 +1028,7 @@ for (const dialect of dialects) {
       });
 
       it('rejects an unknown status and a late that is not a boolean, naming each', async () => {
-        await expectBad('/v1/information-reports/?status=done', 'status[0]');
+        await expectBad('/v1/information-reports/?status=done', 'status');
         await expectBad('/v1/information-reports/?late=maybe', 'late');
       });
 

@@ -7,10 +7,15 @@ import { resolveCompany } from '../schemas/company-ref.ts';
 import {
   InformationReport,
   REPORT_STATUSES,
+  type ReportStatus,
   reportStatusFilter,
   toInformationReport,
 } from '../schemas/information.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
+
+const known = new Set<string>(REPORT_STATUSES);
+/** The statuses of a `status` filter: one, or several comma-separated (as a result gives one). */
+const statusList = (value: string) => value.split(',').map((s) => s.trim());
 
 const ReportList = listOf(InformationReport).extend({
   companies_without_report: z
@@ -45,10 +50,14 @@ export const listInformationReports = defineTool({
       .optional()
       .describe('Only reports answering this information request (from list_information_requests).'),
     status: z
-      .array(z.enum(REPORT_STATUSES))
-      .min(1)
+      .string()
+      .refine((v) => statusList(v).every((s) => known.has(s)), {
+        message: `one status or several comma-separated, of ${REPORT_STATUSES.join(', ')}`,
+      })
       .optional()
-      .describe('Only reports in one of these statuses.'),
+      .describe(
+        'Only reports in this status, or in one of several comma-separated: in-progress,not-started.',
+      ),
     late: z.boolean().optional().describe('true: only late (is_late); false: only on time.'),
     submitted: z
       .boolean()
@@ -95,7 +104,9 @@ export const listInformationReports = defineTool({
       {
         companyId: input.company_id,
         requestId: input.information_request_id,
-        ...reportStatusFilter(input.status),
+        ...reportStatusFilter(
+          input.status === undefined ? undefined : (statusList(input.status) as ReportStatus[]),
+        ),
         late: input.late === undefined ? undefined : { late: input.late, today },
         submitted: input.submitted,
       },
