@@ -1,5 +1,5 @@
-// Calendar roll-ups of the series in series.ts: months, quarters or years, flows summed over the
-// period, stocks taken at its end. Shared by get_company_performance and get_budget_variance.
+// Roll-ups of the series in series.ts: months, calendar or fiscal quarters or years, flows summed over
+// the period, stocks taken at its end. Shared by get_company_performance and get_budget_variance.
 import * as D from '../core/decimal.ts';
 import { bucket, byCodeUnits, isStock, type Month, monthText, type Observation } from './series.ts';
 
@@ -33,21 +33,50 @@ export function flowActual<T extends { cadence: string; date: string }>(
     .at(-1);
 }
 
-/** The first month of the calendar period holding `m`. */
-export function periodStart(unit: PeriodUnit, m: Month): Month {
+/**
+ * Where a year starts: 0 for calendar periods; for fiscal ones the month index (0–11) after the fiscal year
+ * end, so a year ending 31 January starts in February (1).
+ */
+export type YearStart = number;
+
+/** The first month of a fiscal year ending `fiscalYearEnd` (MM-DD): 0 (January) for a year ending in December. */
+export function fiscalYearStart(fiscalYearEnd: string): YearStart {
+  const month = Number(fiscalYearEnd.slice(0, 2));
+  return Number.isInteger(month) && month >= 1 && month <= 12 ? month % 12 : 0;
+}
+
+const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** What the periods of an answer are: `calendar`, or `fiscal (year ends 31 Jan)`. */
+export function periodsText(fiscalYearEnd: string | null): string {
+  if (fiscalYearEnd === null) return 'calendar';
+  const month = MONTH_NAMES[(Number(fiscalYearEnd.slice(0, 2)) + 11) % 12] ?? 'Dec';
+  return `fiscal (year ends ${Number(fiscalYearEnd.slice(3, 5))} ${month})`;
+}
+
+const mod = (a: number, n: number) => ((a % n) + n) % n;
+
+/** The first month of the period holding `m`, calendar or fiscal (`yearStart`). */
+export function periodStart(unit: PeriodUnit, m: Month, yearStart: YearStart = 0): Month {
   const size = PERIOD_MONTHS[unit];
-  return m - (m % 12) + Math.floor((m % 12) / size) * size;
+  const into = mod(m - yearStart, 12);
+  return m - into + Math.floor(into / size) * size;
 }
 
-/** `2026-03`, `2026-Q1` or `2026`. */
-export function periodLabel(unit: PeriodUnit, m: Month): string {
-  const year = Math.floor(m / 12);
-  if (unit === 'year') return String(year);
-  if (unit === 'quarter') return `${year}-Q${Math.floor((m % 12) / 3) + 1}`;
-  return monthText(m);
+/**
+ * `2026-03`, `2026-Q1` or `2026`; a fiscal period `FY2027-Q3` or `FY2027`, the fiscal year named by the
+ * calendar year it ends in.
+ */
+export function periodLabel(unit: PeriodUnit, m: Month, yearStart: YearStart = 0): string {
+  if (unit === 'month') return monthText(m);
+  const first = periodStart('year', m, yearStart);
+  const quarter = Math.floor((m - first) / 3) + 1;
+  if (yearStart === 0) return unit === 'year' ? String(first / 12) : `${first / 12}-Q${quarter}`;
+  const fy = `FY${Math.floor((first + 11) / 12)}`;
+  return unit === 'year' ? fy : `${fy}-Q${quarter}`;
 }
 
-/** One calendar period of one category. */
+/** One period of one category. */
 export interface Rolled {
   label: string;
   from: Month;
@@ -88,15 +117,18 @@ function rolled(label: string, from: Month, to: Month, cadence: string | null, r
 }
 
 /**
- * Every calendar period of `unit` between the first and last month with data (or [from, to]). A flow sums
- * the rows of the finest cadence that covers the period (monthly, else quarterly, else yearly rows, each
- * counted in the period of its date); a stock takes its point-in-time value at the latest month of the period.
+ * Every period of `unit` (calendar, or fiscal from `yearStart`) between the first and last month with data
+ * (or [from, to]). A flow sums the rows of the finest cadence that covers the period (monthly, else
+ * quarterly, else yearly rows); a quarterly or yearly row, dated at the end of the months it covers, counts
+ * only in a period that holds exactly whole rows of its cadence (a fiscal quarter Aug–Oct is no calendar
+ * quarter). A stock takes its point-in-time value at the latest month of the period.
  */
 export function rollUp(
   category: string,
   observations: readonly Observation[],
   unit: PeriodUnit,
   range?: { from: Month; to: Month },
+  yearStart: YearStart = 0,
 ): Rolled[] {
   const size = PERIOD_MONTHS[unit];
   const stock = isStock(category);
@@ -106,15 +138,15 @@ export function rollUp(
   const series = cadences.map((c) => ({ ...c, byMonth: bucket(observations, c.cadence) }));
   const months = series.flatMap((s) => [...s.byMonth.keys()]);
   if (months.length === 0 && !range) return [];
-  const first = periodStart(unit, range?.from ?? Math.min(...months));
+  const first = periodStart(unit, range?.from ?? Math.min(...months), yearStart);
   const last = range?.to ?? Math.max(...months);
   const out: Rolled[] = [];
   for (let from = first; from <= last; from += size) {
     const to = from + size - 1;
-    const label = periodLabel(unit, from);
-    const inPeriod = (byMonth: Map<Month, Observation>) =>
+    const label = periodLabel(unit, from, yearStart);
+    const inPeriod = (byMonth: Map<Month, Observation>, step = 1) =>
       [...byMonth.entries()]
-        .filter(([m]) => m >= from && m <= to)
+        .filter(([m]) => m >= from + step - 1 && m <= to && (m - from + 1) % step === 0)
         .sort((a, b) => a[0] - b[0])
         .map(([, o]) => o);
     if (stock) {
@@ -133,13 +165,28 @@ export function rollUp(
       });
       continue;
     }
-    const candidates = series.map((s) => rolled(label, from, to, s.cadence, inPeriod(s.byMonth)));
+    const candidates = series.map((s) => rolled(label, from, to, s.cadence, inPeriod(s.byMonth, s.months)));
     const best =
       candidates.find((c) => c.complete) ??
       candidates.reduce((a, b) => (b.monthsCovered > a.monthsCovered ? b : a));
-    out.push(best.rows.length ? best : { ...best, cadence: null });
+    if (best.rows.length) out.push(best);
+    else out.push({ ...best, cadence: null, reason: misaligned(series, from, to) ?? best.reason });
   }
   return out;
+}
+
+/** Why a period has no value although coarser rows end in it: they cover other months (fiscal quarters, say). */
+function misaligned(
+  series: { cadence: string; months: number; byMonth: Map<Month, Observation> }[],
+  from: Month,
+  to: Month,
+) {
+  for (const s of series) {
+    const end = [...s.byMonth.keys()].find((m) => m - s.months + 1 <= to && m >= from);
+    if (end !== undefined && s.months > 1)
+      return `the ${s.cadence}ly row dated ${s.byMonth.get(end)!.date} covers ${monthText(end - s.months + 1)} to ${monthText(end)}, not whole periods of this one; a row counts only in periods it covers exactly`;
+  }
+  return null;
 }
 
 /**
@@ -151,6 +198,7 @@ export function marginRollUp(
   revenue: readonly Observation[],
   unit: PeriodUnit,
   range?: { from: Month; to: Month },
+  yearStart: YearStart = 0,
 ): Rolled[] {
   const key = (o: Observation) => `${o.cadence}|${o.month}`;
   const revenueOf = new Map<string, Observation[]>();
@@ -168,8 +216,8 @@ export function marginRollUp(
       base.push(r);
     }
   }
-  const profits = rollUp('revenue', profit, unit, range);
-  const revenues = rollUp('revenue', base, unit, range);
+  const profits = rollUp('revenue', profit, unit, range, yearStart);
+  const revenues = rollUp('revenue', base, unit, range, yearStart);
   return profits.map((p, i) => {
     const r = revenues[i]!;
     const rows = [...p.rows, ...r.rows];

@@ -94,6 +94,8 @@ export interface Observation {
 export interface CompanyData {
   companyId: string;
   companyName: string;
+  /** The company's fiscal year end, MM-DD. */
+  fiscalYearEnd?: string;
   /** The latest month with data in the requested categories; null when there is none. */
   asOf: Month | null;
   /** The one currency every money value is expressed in; null when no money was read. */
@@ -134,7 +136,7 @@ export async function loadCompanyData(
       `no company with id ${companyId}; call list_companies or search_companies for valid ids`,
     );
   }
-  const base = { companyId: company.id, companyName: company.name };
+  const base = { companyId: company.id, companyName: company.name, fiscalYearEnd: company.fiscal_year_end };
   const byCategory = new Map<string, Observation[]>(categories.map((c) => [c, []]));
   const latest = await ctx.repos.analytics.latestDate(
     scope,

@@ -71,7 +71,7 @@ for (const dialect of dialects) {
     const performance = async (args: Record<string, unknown>) => {
       const res = await client.callTool({
         name: 'get_company_performance',
-        arguments: { company_id: fx.companies.beta.id, ...args },
+        arguments: { company_id: fx.companies.beta.id, response_format: 'detailed', ...args },
       });
       expect(res.isError ?? false, JSON.stringify(res.content)).to.equal(false);
       return (res.structuredContent as { series: Series }).series;

@@ -11,6 +11,7 @@ import {
 import { loadCompanyData } from '../../analytics/series.ts';
 import { defineTool, readOnly } from '../define.ts';
 import { companyIdInput, conversionOf, conversionOutput, monthsInput } from '../schemas/analytics.ts';
+import { conciseSummary } from './performance-concise.ts';
 
 const DEFINITIONS =
   'As of `as_of_month`, the latest month with data. latest: the newest value of each category in the ' +
@@ -34,13 +35,10 @@ export const getCompanyFinancialSummary = defineTool({
   name: 'get_company_financial_summary',
   title: 'Financial summary of a company',
   description:
-    "Key figures of one company over all its data: latest revenue, ARR, net burn, cash, headcount, margins; TTM revenue and burn, burn multiple, runway, rule of 40, net new ARR, NRR. Each figure states its currency (and `converted` into the firm's), period and sources, or why it is null.",
+    "Key figures of one company over all its data: latest revenue, ARR, net burn, cash, headcount, margins; TTM revenue and burn, burn multiple (TTM burn / net new ARR), runway (cash / 3-month average burn), rule of 40, net new ARR, NRR; each with its period (and value in the firm's currency), or why it is null. detailed adds sources and definitions.",
   input: z.object({
     company_id: companyIdInput,
-    months: monthsInput(
-      'How many months back, from the latest month with data, to look for the latest values, 1 to 120. ' +
-        'Default 12. Trailing figures always cover their own 12 or 3 months.',
-    ),
+    months: monthsInput('Months back from the latest data to look for latest values (not trailing figures).'),
   }),
   output: z.object({
     company_id: z.string(),
@@ -75,6 +73,7 @@ export const getCompanyFinancialSummary = defineTool({
     nrr: Figure,
   }),
   annotations: readOnly,
+  concise: conciseSummary,
   async handler(ctx, input) {
     const data = await loadCompanyData(ctx, input.company_id, SUMMARY_CATEGORIES, summaryFrom(input.months));
     return {

@@ -14,12 +14,15 @@ import {
   ttmGrowth,
 } from '../../analytics/figures.ts';
 import {
+  fiscalYearStart,
   marginRollUp,
   PERIOD_MONTHS,
   type PeriodUnit,
   periodStart,
+  periodsText,
   type Rolled,
   rollUp,
+  type YearStart,
 } from '../../analytics/periods.ts';
 import {
   type Chosen,
@@ -48,6 +51,7 @@ import {
   periodInput,
 } from '../schemas/analytics.ts';
 import { VIEWS } from '../views.ts';
+import { concisePerformance, selectCategories } from './performance-concise.ts';
 
 const CATEGORIES = [
   'revenue',
@@ -88,7 +92,8 @@ const Point = z.object({
 });
 
 const PeriodPoint = z.object({
-  period: z.string().describe('YYYY-MM, YYYY-Qn or YYYY.'),
+  period: z.string().describe('YYYY-Qn or YYYY; fiscal: FYyyyy-Qn or FYyyyy, the year it ends in.'),
+  months: Period.describe('The months the period covers.'),
   value: z.string().nullable(),
   complete: z
     .boolean()
@@ -136,13 +141,15 @@ export const getCompanyPerformance = defineTool({
   name: 'get_company_performance',
   title: 'Performance trends of a company',
   description:
-    'Monthly series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data, each with latest value, MoM, QoQ, YoY growth and CMGR; each figure states currency, period, sources or why it is null. TTM figures and runway: get_company_financial_summary.',
+    'Series of one company (revenue, ARR, net burn, cash, headcount, gross margin, EBITDA) over the last `months` months with data: latest, MoM, QoQ, YoY (a flow: TTM over prior TTM) and CMGR, in percent; gaps are null. detailed adds sources and definitions. TTM, runway: get_company_financial_summary.',
   input: z.object({
     company_id: companyIdInput,
     months: monthsInput('Window in months, ending at the latest month with data.'),
     period: periodInput(
-      'quarter/year: `periods` over the window; flows summed, stocks at period end, gross margin = gross profit / revenue.',
+      'quarter/year: `periods`; flows summed, stocks at period end, margin = profit / revenue.',
     ),
+    fiscal: z.boolean().default(false).describe('Fiscal, not calendar, quarters/years.'),
+    categories: z.array(z.string().min(1)).min(1).optional().describe('Only these (names or ids).'),
   }),
   output: z.object({
     company_id: z.string(),
@@ -151,16 +158,27 @@ export const getCompanyPerformance = defineTool({
     window: Period.nullable().describe('The months of the series; null when the company has no such data.'),
     currency: z.string().nullable().describe('The one currency of every money value.'),
     ...conversionOutput,
+    firm_currency: z.string().describe('Currency of every converted_value.'),
+    quarters: z
+      .string()
+      .describe('calendar, or fiscal (year ends DD Mon): what the quarters and years of `periods` are.'),
     definitions: z.string().describe('How growth, CMGR and the series are computed.'),
-    series: z.object(
-      Object.fromEntries(CATEGORIES.map((c) => [c, Series])) as Record<Category, typeof Series>,
-    ),
+    series: z
+      .object(
+        Object.fromEntries(CATEGORIES.map((c) => [c, Series.optional()])) as Record<
+          Category,
+          z.ZodOptional<typeof Series>
+        >,
+      )
+      .describe('One series per category asked for.'),
   }),
   annotations: readOnly,
+  concise: concisePerformance,
   ui: { resourceUri: VIEWS.company.uri },
   async handler(ctx, input) {
     // The previous TTM of a value early in the window, on quarterly rows, reaches 26 months before the
     // window starts; the CMGR base lies `months` months before the latest value.
+    const wanted = await selectCategories(ctx, CATEGORIES, input.categories);
     const data = await loadCompanyData(
       ctx,
       input.company_id,
@@ -171,7 +189,9 @@ export const getCompanyPerformance = defineTool({
     const start = end === null ? null : end - input.months + 1;
     const series = {} as Record<Category, z.input<typeof Series>>;
     const preferred = ctx.principal.firm.preferred_currency;
-    for (const category of CATEGORIES) {
+    const fiscalYearEnd = input.fiscal ? (data.fiscalYearEnd ?? '12-31') : null;
+    const yearStart = fiscalYearEnd === null ? 0 : fiscalYearStart(fiscalYearEnd);
+    for (const category of wanted) {
       const unit = unitOf(category);
       const currency = unit === 'money' ? data.currency : null;
       if (end === null || start === null) {
@@ -200,7 +220,7 @@ export const getCompanyPerformance = defineTool({
         periods:
           input.period === 'month'
             ? []
-            : periodPoints(category, data.byCategory, input.period, start, end, (value, month) =>
+            : periodPoints(category, data.byCategory, input.period, start, end, yearStart, (value, month) =>
                 unit === 'money'
                   ? (convertAmount(value, currency, month, preferred, data.rates)?.value ?? null)
                   : null,
@@ -221,6 +241,8 @@ export const getCompanyPerformance = defineTool({
       months: input.months,
       window: start === null || end === null ? null : period(start, end),
       ...conversionOf(data),
+      firm_currency: preferred,
+      quarters: periodsText(fiscalYearEnd),
       definitions: DEFINITIONS,
       series,
     };
@@ -272,22 +294,23 @@ function points(
   });
 }
 
-/** The calendar periods overlapping [start, end], each with its growth over the period before and a year before. */
+/** The periods (calendar or fiscal) overlapping [start, end], each with its growth over the period before and a year before. */
 function periodPoints(
   category: Category,
   byCategory: Map<string, Observation[]>,
   unit: PeriodUnit,
   start: Month,
   end: Month,
+  yearStart: YearStart,
   convert: (value: string | null, month: string) => string | null,
 ) {
-  const first = periodStart(unit, start);
+  const first = periodStart(unit, start, yearStart);
   const range = { from: first - 12, to: end };
   const rows = (c: string) => byCategory.get(c) ?? [];
   const rolled =
     category === 'gross_margin'
-      ? marginRollUp(rows('gross_margin'), rows('revenue'), unit, range)
-      : rollUp(category, rows(category), unit, range);
+      ? marginRollUp(rows('gross_margin'), rows('revenue'), unit, range, yearStart)
+      : rollUp(category, rows(category), unit, range, yearStart);
   const byStart = new Map(rolled.map((r) => [r.from, r]));
   const change = (base: Rolled | undefined, now: Rolled) => {
     if (!base?.complete || !now.complete || !base.value || !now.value || badBase(base.value, base.label))
@@ -300,6 +323,7 @@ function periodPoints(
       const value = r.value === null ? null : valueText(category, r);
       return {
         period: r.label,
+        months: period(r.from, r.to),
         value,
         complete: r.complete,
         growth: change(byStart.get(r.from - PERIOD_MONTHS[unit]), r),
