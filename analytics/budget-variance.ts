@@ -7,7 +7,15 @@ import type { AnalyticsDatum, FxRateRow } from '../db/repos/analytics.ts';
 import type { BudgetRow } from '../db/repos/budgets.ts';
 import type { CompanyRow } from '../db/repos/companies.ts';
 import type { ReadContext } from './context.ts';
-import { PERIOD_MONTHS, type PeriodUnit, type Rolled, rollUp } from './periods.ts';
+import {
+  budgetCadence,
+  cadenceWord,
+  fiscalYearStart,
+  PERIOD_MONTHS,
+  type PeriodUnit,
+  type Rolled,
+  rollUp,
+} from './periods.ts';
 import { convertAmount, monthText, ratesByCurrency, toCompanyData } from './series.ts';
 
 /** Categories where coming in above budget is the miss (spending), not below it. */
@@ -31,9 +39,14 @@ export const RankedVariance = z.object({
   budget_name: z.string(),
   period: z
     .string()
-    .describe(
-      'Latest period with complete budget and actuals (else the latest budgeted): YYYY-MM, YYYY-Qn or YYYY.',
-    ),
+    .describe('The period compared: YYYY-MM, YYYY-Qn, YYYY; fiscal FYyyyy-Qn, FYyyyy (the year it ends in).'),
+  months: z.object({ from: z.string(), to: z.string() }).describe('The months of the period.'),
+  budget_cadence: z.string().nullable().describe("The budget's figures: monthly, quarterly, annual."),
+  rolled_up_from: z
+    .string()
+    .nullable()
+    .describe('The cadence summed into the period (monthly into a quarter, say); null when none was.'),
+  figures: z.number().int().describe('Budget figures summed (or the one taken) for the period.'),
   budget: z.string().nullable().describe('Flow: summed over the period; stock: at its end.'),
   actual: z.string().nullable(),
   variance: z.string().nullable().describe('actual - budget.'),
@@ -50,6 +63,10 @@ export interface RankInput {
   category: string;
   period: PeriodUnit;
   order: 'miss_first' | 'beat_first';
+  /** Fiscal periods of each company's fiscal year instead of calendar ones. */
+  fiscal?: boolean;
+  /** Each company at its budget's own cadence (its latest budgeted month, quarter or year) instead of `period`. */
+  own?: boolean;
 }
 
 interface CompanyRows {
@@ -126,7 +143,7 @@ export async function rankVariance(
   };
 }
 
-/** One company's variance in its latest comparable period. */
+/** One company's variance in its latest comparable period (or its latest budgeted one). */
 function companyVariance(
   c: CompanyRows,
   budgetOf: Map<string, BudgetRow>,
@@ -135,19 +152,33 @@ function companyVariance(
   rates: Map<string, FxRateRow[]>,
 ): RankedVariance | null {
   const reporting = c.company.reporting_currency;
-  const actual = toCompanyData(c.actuals, reporting, preferred, rates);
-  const actualByPeriod = byLabel(
-    rollUp(input.category, actual.byCategory.get(input.category) ?? [], input.period),
-  );
+  const figures = [...c.budgets.values()].flat();
+  const unit = input.own ? ownUnit(figures) : input.period;
+  // At its own cadence, a budget of fiscal quarters (or years) is compared in those, not in calendar ones.
+  const fiscal = input.fiscal || (input.own && !endsCalendarPeriods(figures, unit));
+  const yearStart = fiscal ? fiscalYearStart(c.company.fiscal_year_end) : 0;
+  const roll = (rows: AnalyticsDatum[]) => {
+    const data = toCompanyData(rows, reporting, preferred, rates);
+    const rolled = rollUp(
+      input.category,
+      data.byCategory.get(input.category) ?? [],
+      unit,
+      undefined,
+      yearStart,
+    );
+    return { currency: data.currency, byPeriod: byLabel(rolled) };
+  };
+  const actual = roll(c.actuals);
+  const actualByPeriod = actual.byPeriod;
   const plans = [...c.budgets.keys()]
     .map((id) => budgetOf.get(id)!)
     .filter(Boolean)
     .sort(byRule)
-    .map((budget) => {
-      const data = toCompanyData(c.budgets.get(budget.id)!, reporting, preferred, rates);
-      const rolled = rollUp(input.category, data.byCategory.get(input.category) ?? [], input.period);
-      return { budget, currency: data.currency, byPeriod: byLabel(rolled) };
-    });
+    .map((budget) => ({
+      budget,
+      cadences: c.budgets.get(budget.id)!.map((f) => f.cadence),
+      ...roll(c.budgets.get(budget.id)!),
+    }));
   // Per period the first budget by the rule with a figure in it counts.
   const counted = new Map<string, { plan: (typeof plans)[number]; rolled: Rolled }>();
   for (const plan of plans) {
@@ -155,20 +186,43 @@ function companyVariance(
       if (!counted.has(label) && rolled.rows.length > 0) counted.set(label, { plan, rolled });
     }
   }
-  const labels = [...counted.keys()].sort().reverse();
-  if (labels.length === 0) return null;
+  const periods = [...counted.values()].sort((a, b) => b.rolled.from - a.rolled.from);
+  if (periods.length === 0) return null;
   const chosen =
-    labels.find((l) => counted.get(l)!.rolled.complete && actualByPeriod.get(l)?.complete) ?? labels[0]!;
-  const { plan, rolled } = counted.get(chosen)!;
-  const real = actualByPeriod.get(chosen);
+    periods.find((p) => p.rolled.complete && actualByPeriod.get(p.rolled.label)?.complete) ?? periods[0]!;
+  const { plan, rolled } = chosen;
+  const real = actualByPeriod.get(rolled.label);
+  const step = rolled.cadence ? cadenceWord(rolled.cadence) : null;
   const base = {
     company_id: c.company.id,
     company_name: c.company.name,
     budget_id: plan.budget.id,
     budget_name: plan.budget.name,
-    period: chosen,
+    period: rolled.label,
+    months: { from: monthText(rolled.from), to: monthText(rolled.to) },
+    budget_cadence: budgetCadence(plan.cadences),
+    rolled_up_from: step && rolled.rows.length > 1 ? step : null,
+    figures: rolled.rows.length,
     currency: plan.currency,
   };
+  return compared(base, rolled, real, actual.currency, unit, preferred, rates);
+}
+
+/** The variance of one company's period, or why there is none. */
+function compared(
+  base: Omit<
+    RankedVariance,
+    'budget' | 'actual' | 'variance' | 'variance_pct' | 'in_firm_currency' | 'reason'
+  >,
+  rolled: Rolled,
+  real: Rolled | undefined,
+  actualCurrency: string | null,
+  unit: PeriodUnit,
+  preferred: string,
+  rates: Map<string, FxRateRow[]>,
+): RankedVariance {
+  const plan = { currency: base.currency };
+  const actual = { currency: actualCurrency };
   const convert = (v: D.Decimal | null, currency: string | null) =>
     v === null
       ? null
@@ -188,7 +242,7 @@ function companyVariance(
     },
     reason: null,
   };
-  const periodMonths = PERIOD_MONTHS[input.period];
+  const periodMonths = PERIOD_MONTHS[unit];
   if (budgetValue === null)
     return {
       ...row,
@@ -204,6 +258,19 @@ function companyVariance(
   if (D.sign(budgetValue) === 0) return { ...row, reason: 'the budget is 0, so there is no percentage' };
   row.variance_pct = D.toFixed(D.mul(D.div(variance, D.abs(budgetValue), 12), D.fromInteger(100)), 2);
   return row;
+}
+
+/** The period a company's budget figures are in: monthly figures give months; else quarters, else years. */
+function ownUnit(figures: readonly AnalyticsDatum[]): PeriodUnit {
+  const cadences = new Set(figures.map((f) => f.cadence));
+  if (cadences.has('month') || cadences.has('point_in_time') || cadences.size === 0) return 'month';
+  return cadences.has('quarter') ? 'quarter' : 'year';
+}
+
+/** Whether the latest flow figure ends a calendar period of `unit`. */
+function endsCalendarPeriods(figures: readonly AnalyticsDatum[], unit: PeriodUnit): boolean {
+  const last = figures.filter((f) => f.cadence !== 'point_in_time').at(-1);
+  return !last || Number(last.date.slice(5, 7)) % PERIOD_MONTHS[unit] === 0;
 }
 
 function byLabel(rolled: Rolled[]): Map<string, Rolled> {

@@ -1,18 +1,26 @@
 // Roll-ups of the series in series.ts: months, calendar or fiscal quarters or years, flows summed over
 // the period, stocks taken at its end. Shared by get_company_performance and get_budget_variance.
 import * as D from '../core/decimal.ts';
-import { bucket, byCodeUnits, isStock, type Month, monthText, type Observation } from './series.ts';
+import { bucket, byCodeUnits, isStock, type Month, monthOf, monthText, type Observation } from './series.ts';
 
 export const PERIOD_UNITS = ['month', 'quarter', 'year'] as const;
 export type PeriodUnit = (typeof PERIOD_UNITS)[number];
 export const PERIOD_MONTHS: Record<PeriodUnit, number> = { month: 1, quarter: 3, year: 12 };
 
-/** The period a budget figure covers: its month, quarter, half year or year (its date for a day or week). */
+/**
+ * The period a budget figure covers, dated at its end: its month, calendar quarter, half year or year, or
+ * the months it covers (`2026-08/2026-10`) when those are fiscal, not calendar (its date for a day or week).
+ */
 export function figurePeriod(cadence: string, date: string): string {
   const year = date.slice(0, 4);
   const month = Number(date.slice(5, 7));
-  if (cadence === 'quarter') return `${year}-Q${Math.ceil(month / 3)}`;
-  if (cadence === 'half_year') return `${year}-H${month <= 6 ? 1 : 2}`;
+  const months = { quarter: 3, half_year: 6, year: 12 }[cadence];
+  if (months && month % months !== 0) {
+    const end = monthOf(date);
+    return `${monthText(end - months + 1)}/${monthText(end)}`;
+  }
+  if (cadence === 'quarter') return `${year}-Q${month / 3}`;
+  if (cadence === 'half_year') return `${year}-H${month / 6}`;
   if (cadence === 'year') return year;
   if (cadence === 'day' || cadence === 'week') return date;
   return date.slice(0, 7);
@@ -226,4 +234,33 @@ export function marginRollUp(
       return { ...p, rows, value: null, reason: 'revenue over the period is 0, so there is no margin' };
     return { ...p, rows, value: D.div(D.mul(p.value, D.fromInteger(100)), r.value, 12) };
   });
+}
+
+const CADENCE_WORDS: Record<string, string> = {
+  month: 'monthly',
+  quarter: 'quarterly',
+  half_year: 'half-yearly',
+  year: 'annual',
+  week: 'weekly',
+  day: 'daily',
+};
+
+/**
+ * A budget's cadence from the cadences of its figures: `monthly`, `quarterly`, `annual` (flows), or
+ * `point_in_time` when it holds stocks only; several flow cadences are listed (`monthly, quarterly`);
+ * null without figures.
+ */
+export function budgetCadence(cadences: readonly string[]): string | null {
+  const flows = cadences.filter((c) => c !== 'point_in_time');
+  if (flows.length === 0) return cadences.length ? 'point_in_time' : null;
+  return [...new Set(flows)]
+    .sort((a, b) => (PERIOD_ORDER[a] ?? 9) - (PERIOD_ORDER[b] ?? 9))
+    .map((c) => CADENCE_WORDS[c] ?? c)
+    .join(', ');
+}
+const PERIOD_ORDER: Record<string, number> = { day: 0, week: 1, month: 2, quarter: 3, half_year: 4, year: 5 };
+
+/** The cadence word of one figure's cadence: `monthly`, `quarterly`, `annual`. */
+export function cadenceWord(cadence: string): string {
+  return CADENCE_WORDS[cadence] ?? cadence;
 }

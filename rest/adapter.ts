@@ -160,7 +160,11 @@ export async function serveRoute(route: Route, ctx: ToolContext, req: Request, r
   const { input, toQueryName } = routeInput(route, req, query);
   const result = await runTool(route.tool, ctx, input, toQueryName);
   if (csv) {
-    const rows = (result as ListResult<Record<string, unknown>>).results;
+    const list = result as ListResult<Record<string, unknown>>;
+    const rows = route.mcpOnly
+      ? (withoutFields(list as unknown as Record<string, unknown>, route.mcpOnly)
+          .results as typeof list.results)
+      : list.results;
     res.status(200).type('text/csv; charset=utf-8').send(toCsv(rows));
     return;
   }
@@ -238,7 +242,8 @@ export async function authorizeUpload(
 }
 
 /** A tool result in the route's envelope. */
-function payload(route: Route, ctx: ToolContext, req: Request, result: unknown): unknown {
+function payload(route: Route, ctx: ToolContext, req: Request, raw: unknown): unknown {
+  const result = route.mcpOnly ? withoutFields(raw as Record<string, unknown>, route.mcpOnly) : raw;
   if (route.envelope === 'page') {
     const page = envelope(ctx.publicUrl, req, result as ListResult<unknown>);
     const extra = (route.alongside ?? []).filter(
@@ -252,6 +257,15 @@ function payload(route: Route, ctx: ToolContext, req: Request, result: unknown):
         };
   }
   return route.envelope === 'results' ? (result as { results: unknown[] }).results : result;
+}
+
+/** A list result whose rows leave out `fields`. */
+function withoutFields(result: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const rows = result.results as Record<string, unknown>[];
+  const kept = rows.map((row) =>
+    Object.fromEntries(Object.entries(row).filter(([k]) => !fields.includes(k))),
+  );
+  return { ...result, results: kept };
 }
 
 /** Non-GET routes: the response is computed first, so rest/idempotency.ts can store and replay it. */

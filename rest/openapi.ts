@@ -123,7 +123,12 @@ function requestBody(route: Route): ZodOpenApiRequestBodyObject | undefined {
 /** The tool's output in the route's envelope (rest/adapter.ts `payload`). */
 function successSchema(route: Route): z.ZodType {
   const shape = (route.tool.output as z.ZodObject).shape ?? {};
-  const results = shape.results as z.ZodType | undefined;
+  const listed = shape.results as z.ZodType | undefined;
+  const row = listed instanceof z.ZodArray && listed.element instanceof z.ZodObject ? listed.element : null;
+  const results =
+    route.mcpOnly && row
+      ? z.array(row.omit(Object.fromEntries(route.mcpOnly.map((f) => [f, true])) as Record<string, true>))
+      : listed;
   if (route.envelope === 'page') {
     return z.object({
       count: z.int().min(0),

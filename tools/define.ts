@@ -49,6 +49,8 @@ export interface ToolRoute {
   defaults?: Record<string, unknown>;
   /** Fields of the tool's result a page route keeps beside the envelope's, when the result has them. */
   alongside?: readonly string[];
+  /** Fields of each result row that only MCP answers carry: the REST rows keep the reference shape. */
+  mcpOnly?: readonly string[];
   /** A multipart/form-data body with one file, given to the tool in `upload.field`; other form fields map like query parameters. */
   upload?: FileUpload;
 }

@@ -88,6 +88,21 @@ export function budgetsRepo(db: Knex) {
         )) as (StoredAnalyticsDatum & { company_id: string; budget_id: string; category_id: string })[];
       return rows.map(({ category_id, ...r }) => analyticsDatum(r, names.get(category_id)!));
     },
+    /** The cadences of each budget's live figures, by budget id. */
+    async cadences(scope: Scope, budgetIds: readonly string[]): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>();
+      if (budgetIds.length === 0) return out;
+      const rows = (await scoped(db('metric_data'), scope, 'metric_data')
+        .whereIn('metric_data.budget_id', budgetIds)
+        .whereNull('metric_data.deleted_at')
+        .distinct('metric_data.budget_id', 'metric_data.cadence')
+        .orderBy(['metric_data.budget_id', 'metric_data.cadence'])) as {
+        budget_id: string;
+        cadence: string;
+      }[];
+      for (const r of rows) out.set(r.budget_id, [...(out.get(r.budget_id) ?? []), r.cadence]);
+      return out;
+    },
     /** Every budget of the visible companies. */
     async all(scope: Scope): Promise<BudgetRow[]> {
       return scoped(db('budgets'), scope, 'budgets').select('budgets.*');

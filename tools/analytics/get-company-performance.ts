@@ -145,10 +145,8 @@ export const getCompanyPerformance = defineTool({
   input: z.object({
     company_id: companyIdInput,
     months: monthsInput('Window in months, ending at the latest month with data.'),
-    period: periodInput(
-      'quarter/year: `periods`; flows summed, stocks at period end, margin = profit / revenue.',
-    ),
-    fiscal: z.boolean().default(false).describe('Fiscal, not calendar, quarters/years.'),
+    period: periodInput('quarter/year: `periods`, flows summed, stocks at period end.'),
+    fiscal: z.boolean().default(false).describe('Fiscal quarters/years.'),
     categories: z.array(z.string().min(1)).min(1).optional().describe('Only these (names or ids).'),
   }),
   output: z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BUDGET_RULE, RankedVariance, rankVariance } from '../../analytics/budget-variance.ts';
-import { figurePeriod, flowActual } from '../../analytics/periods.ts';
+import { budgetCadence, figurePeriod, flowActual, PERIOD_UNITS } from '../../analytics/periods.ts';
 import {
   normaliseCategoryName,
   STANDARD_CATEGORIES,
@@ -11,7 +11,6 @@ import { abs, div, fromInteger, mul, readDecimal, sign, sub, toFixed, toText } f
 import type { AnalyticsDatum } from '../../db/repos/analytics.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
-import { periodInput } from '../schemas/analytics.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
 import { isoDateField } from '../schemas/dates.ts';
 import { listOf, pageFields, pageResult } from '../schemas/page.ts';
@@ -105,7 +104,11 @@ export const getBudgetVariance = defineTool({
       .min(1)
       .optional()
       .describe('A standard category, e.g. revenue (ranking default) or net_burn.'),
-    period: periodInput('Ranking period: flows summed, stocks at its end.'),
+    period: z
+      .enum([...PERIOD_UNITS, 'budget'])
+      .default('month')
+      .describe("Ranking period, flows summed; budget: each company's budget cadence."),
+    fiscal: z.boolean().default(false).describe('Fiscal quarters/years.'),
     order: z
       .enum(['miss_first', 'beat_first'])
       .default('miss_first')
@@ -117,6 +120,7 @@ export const getBudgetVariance = defineTool({
     company_name: z.string().nullable(),
     budget_id: z.string().nullable(),
     budget_name: z.string().nullable(),
+    budget_cadence: z.string().nullable().describe('monthly, quarterly, annual; null when ranking.'),
     ranking: z
       .object({
         category: z.string(),
@@ -144,7 +148,13 @@ export const getBudgetVariance = defineTool({
         if (input[field])
           throw InvalidInput.field(field, 'needs company_id; the ranking uses each latest period');
       const category = categories.length === 1 ? categories[0]! : 'revenue';
-      const ranked = await rankVariance(ctx, { ...input, category });
+      const own = input.period === 'budget';
+      const ranked = await rankVariance(ctx, {
+        ...input,
+        category,
+        own,
+        period: input.period === 'budget' ? 'month' : input.period,
+      });
       const { firm_currency, miss_means, budget_rule, rows } = ranked;
       const slice = rows.slice((input.page - 1) * input.per_page, input.page * input.per_page);
       return {
@@ -153,6 +163,7 @@ export const getBudgetVariance = defineTool({
         company_name: null,
         budget_id: null,
         budget_name: null,
+        budget_cadence: null,
         ranking: { category, firm_currency, miss_means, budget_rule },
       };
     }
@@ -203,6 +214,7 @@ export const getBudgetVariance = defineTool({
       company_name: company.name,
       budget_id: budget.id,
       budget_name: budget.name,
+      budget_cadence: budgetCadence(figures.map((f) => f.cadence)),
       ranking: null,
     };
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { budgetCadence } from '../../analytics/periods.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { Budget, toBudget } from '../schemas/budget.ts';
 import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
@@ -15,10 +16,21 @@ export const listBudgets = defineTool({
     ...companyRefFields('budgets'),
     sort_by: sortByField,
   }),
-  output: listOf(Budget),
+  output: listOf(
+    Budget.extend({
+      cadence: z.string().nullable().describe('Of its figures: monthly, quarterly, annual (or several).'),
+    }),
+  ),
   annotations: readOnly,
   routes: [
-    { method: 'GET', path: '/v1/budgets/', summary: 'List budgets', rename: restPaging, envelope: 'page' },
+    {
+      method: 'GET',
+      path: '/v1/budgets/',
+      summary: 'List budgets',
+      rename: restPaging,
+      envelope: 'page',
+      mcpOnly: ['cadence'],
+    },
   ],
   async handler(ctx, input) {
     const company = await resolveCompany(ctx, input);
@@ -27,6 +39,13 @@ export const listBudgets = defineTool({
       { companyId: company?.id, createdAt: sortDirection(input.sort_by) },
       toPage(input),
     );
-    return pageResult(input, counted, toBudget);
+    const cadences = await ctx.repos.budgets.cadences(
+      ctx.principal.scope,
+      counted.rows.map((r) => r.id),
+    );
+    return pageResult(input, counted, (row) => ({
+      ...toBudget(row),
+      cadence: budgetCadence(cadences.get(row.id) ?? []),
+    }));
   },
 });

@@ -1,0 +1,143 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { newId } from '../db/ids.ts';
+import type { RunningServer } from '../server/http.ts';
+import { insertDatum } from './helpers/datums.ts';
+import { dialects, type TestDb } from './helpers/db.ts';
+import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { mcpClient } from './helpers/mcp.ts';
+import { startTestServer } from './helpers/server.ts';
+
+type Row = Record<string, unknown>;
+
+// Acme budgets revenue monthly for 2026-01 … 2026-06; Gamma, whose fiscal year ends 31 January,
+// budgets one fiscal quarter (Feb–Apr 2026, dated at its end). Actuals in the same cadences.
+const MONTH_ENDS = ['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30'];
+const PLAN = [100, 110, 120, 130, 140, 150];
+const ACTUAL = [90, 115, 118, 120, 150, 140];
+const GAMMA_PLAN = 900;
+const GAMMA_ACTUAL = 810;
+
+const pct = (actual: number, plan: number) => (((actual - plan) / Math.abs(plan)) * 100).toFixed(2);
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+for (const dialect of dialects) {
+  describe(`budgets show their cadence and roll-ups (${dialect.name}) @db`, () => {
+    let t: TestDb;
+    let fx: Fixture;
+    let server: RunningServer;
+    let client: Client;
+    const budgets: Record<string, string> = {};
+
+    async function budget(name: string, companyId: string): Promise<string> {
+      const id = newId();
+      await t.db('budgets').insert({
+        id,
+        firm_id: fx.firmA.id,
+        company_id: companyId,
+        name,
+        date: '2026-01-01',
+        color: '#ffffff',
+        description: '',
+        created_at: '2026-01-01T00:00:00.000Z',
+      });
+      return id;
+    }
+
+    before(async () => {
+      t = await dialect.open();
+      fx = await buildFixture(t.db);
+      const acme = { firmId: fx.firmA.id, companyId: fx.companies.acme.id, category: 'revenue' };
+      const gamma = { firmId: fx.firmA.id, companyId: fx.companies.gamma.id, category: 'revenue' };
+      await t.db('companies').where({ id: gamma.companyId }).update({ fiscal_year_end: '01-31' });
+      budgets.acme = await budget('Acme plan', acme.companyId);
+      budgets.gamma = await budget('Gamma plan', gamma.companyId);
+      for (const [i, date] of MONTH_ENDS.entries()) {
+        await insertDatum(t.db, { ...acme, date, value: String(PLAN[i]), budgetId: budgets.acme });
+        await insertDatum(t.db, { ...acme, date, value: String(ACTUAL[i]) });
+      }
+      const quarter = { ...gamma, cadence: 'quarter', date: '2026-04-30', currency: 'EUR' };
+      await insertDatum(t.db, { ...quarter, value: String(GAMMA_PLAN), budgetId: budgets.gamma });
+      await insertDatum(t.db, { ...quarter, value: String(GAMMA_ACTUAL) });
+      server = await startTestServer(t.db);
+      client = await mcpClient(server.url, fx.admin.pat);
+    });
+    after(async () => {
+      await client?.close();
+      await server?.close();
+      await t?.drop();
+    });
+
+    const call = async (name: string, args: Row) => {
+      const res = await client.callTool({ name, arguments: { response_format: 'detailed', ...args } });
+      expect(res.isError ?? false, JSON.stringify(res.content)).to.equal(false);
+      return res.structuredContent as Row;
+    };
+    const ranking = async (args: Row) => {
+      const rows = (await call('get_budget_variance', { category: 'revenue', ...args })).results as Row[];
+      return new Map(rows.map((r) => [r.company_id as string, r]));
+    };
+
+    it("lists each budget's cadence", async () => {
+      const rows = (await call('list_budgets', {})).results as Row[];
+      const cadence = new Map(rows.map((r) => [r.id, r.cadence]));
+      expect(cadence.get(budgets.acme)).to.equal('monthly');
+      expect(cadence.get(budgets.gamma)).to.equal('quarterly');
+    });
+
+    it('says what a quarterly ranking summed: three monthly figures into the quarter', async () => {
+      const acme = (await ranking({ period: 'quarter' })).get(fx.companies.acme.id)!;
+      const plan = sum(PLAN.slice(3));
+      const actual = sum(ACTUAL.slice(3));
+      expect(acme).to.include({
+        period: '2026-Q2',
+        budget_cadence: 'monthly',
+        rolled_up_from: 'monthly',
+        figures: 3,
+        budget: String(plan),
+        actual: String(actual),
+        variance_pct: pct(actual, plan),
+      });
+      expect(acme.months).to.deep.equal({ from: '2026-04', to: '2026-06' });
+    });
+
+    it('ranks each company at its own budget cadence on request, saying which period each row is', async () => {
+      const rows = await ranking({ period: 'budget' });
+      expect(rows.get(fx.companies.acme.id)).to.include({
+        period: '2026-06',
+        rolled_up_from: null,
+        figures: 1,
+        variance_pct: pct(ACTUAL[5]!, PLAN[5]!),
+      });
+      // Gamma's one quarterly figure covers Feb–Apr, no calendar quarter: its own period is that fiscal quarter.
+      expect(rows.get(fx.companies.gamma.id)).to.deep.include({
+        period: 'FY2027-Q1',
+        budget_cadence: 'quarterly',
+        months: { from: '2026-02', to: '2026-04' },
+        variance_pct: pct(GAMMA_ACTUAL, GAMMA_PLAN),
+      });
+    });
+
+    it('uses a fiscal quarter only in the fiscal ranking, as that fiscal quarter', async () => {
+      const calendar = await ranking({ period: 'quarter' });
+      expect(calendar.has(fx.companies.gamma.id)).to.equal(false);
+      const fiscal = (await ranking({ period: 'quarter', fiscal: true })).get(fx.companies.gamma.id)!;
+      expect(fiscal).to.include({
+        period: 'FY2027-Q1',
+        rolled_up_from: null,
+        budget: String(GAMMA_PLAN),
+        actual: String(GAMMA_ACTUAL),
+        variance_pct: pct(GAMMA_ACTUAL, GAMMA_PLAN),
+      });
+    });
+
+    it("states the budget's cadence with one company's variance", async () => {
+      const answer = await call('get_budget_variance', { company_id: fx.companies.gamma.id });
+      expect(answer.budget_cadence).to.equal('quarterly');
+      expect((answer.results as Row[])[0]).to.include({
+        period: '2026-02/2026-04',
+        variance: String(GAMMA_ACTUAL - GAMMA_PLAN),
+      });
+    });
+  });
+}
