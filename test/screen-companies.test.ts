@@ -36,6 +36,7 @@ interface Group {
   key: string | null;
   fund_name?: string;
   count: number;
+  stale_count: number;
   stats: Record<string, Stats>;
 }
 interface Screen {
@@ -581,6 +582,21 @@ for (const dialect of dialects) {
         'Foehn',
         'Gamma Grid',
       ]);
+      // last_reported_month: in a month, before it or after it; a company that never reported fails each.
+      const names = async (last_reported_month: string) =>
+        (await call<Screen>({ last_reported_month, per_page: 100 })).results.map((r) => r.name);
+      const months = res.results.filter((r) => r.last_reported_month !== null);
+      expect(await names('2025-09')).to.deep.equal(
+        months.filter((r) => r.last_reported_month === '2025-09').map((r) => r.name),
+      );
+      expect(await names('<2025-09')).to.deep.equal(
+        months.filter((r) => r.last_reported_month! < '2025-09').map((r) => r.name),
+      );
+      expect(await names('>2025-09')).to.deep.equal(
+        months.filter((r) => r.last_reported_month! > '2025-09').map((r) => r.name),
+      );
+      expect(await names('<2025-09')).to.include.members(['Wreck', 'Foehn']);
+      expect(await callError({ last_reported_month: '2025-9' })).to.match(/last_reported_month/);
       const fresh = await call<Screen>({ stale: false, per_page: 100 });
       expect(fresh.results.every((r) => !r.stale)).to.equal(true);
       expect(fresh.count + (await call<Screen>({ stale: true })).count).to.equal(res.count);
@@ -831,22 +847,35 @@ for (const dialect of dialects) {
       };
       const sectors = [...new Set(rows.map((r) => r.sector))].sort();
       expect(res.groups!.map((g) => g.key)).to.deep.equal(sectors);
+      // Stale members are counted, and left out of the statistics.
       for (const g of res.groups!) {
         const members = rows.filter((r) => r.sector === g.key);
         expect(g.count).to.equal(members.length);
+        expect(g.stale_count).to.equal(members.filter((r) => r.stale).length);
         for (const col of ['revenue_ttm', 'runway_months'])
           expectStats(
             g.stats[col]!,
-            members.map((r) => fig(r, col)),
+            members.filter((r) => !r.stale).map((r) => fig(r, col)),
           );
       }
       expect(res.total!.count).to.equal(rows.length);
+      expect(res.total!.stale_count).to.equal(rows.filter((r) => r.stale).length);
       expectStats(
         res.total!.stats.revenue_ttm!,
-        rows.map((r) => fig(r, 'revenue_ttm')),
+        rows.filter((r) => !r.stale).map((r) => fig(r, 'revenue_ttm')),
       );
-      // SaaS revenue TTM in USD: Aurora 600,000, Borealis 960,000 EUR × 1.20, Gale 2,400,000, Haze 1,080,000, Wreck 1,200.
-      expect(res.groups!.find((g) => g.key === 'SaaS')!.stats.revenue_ttm!.sum).to.equal('5233200.00');
+      // SaaS revenue TTM in USD: Aurora 600,000, Borealis 960,000 EUR × 1.20, Gale 2,400,000, Haze 1,080,000;
+      // Wreck's 1,200 is stale (last reported 2023-06) and left out.
+      const saas = res.groups!.find((g) => g.key === 'SaaS')!;
+      expect(saas.stats.revenue_ttm!.sum).to.equal('5232000.00');
+      const staleSaasRows = rows.filter((r) => r.sector === 'SaaS' && r.stale);
+      expect(staleSaasRows.map((r) => r.name)).to.include('Wreck');
+      expect(saas.stale_count).to.equal(staleSaasRows.length);
+      // Asked for stale companies only, their statistics are given.
+      const stale = await call<Screen>({ group_by: 'sector', stale: true, columns: ['revenue_ttm'] });
+      const staleSaas = stale.groups!.find((g) => g.key === 'SaaS')!;
+      expect(staleSaas).to.deep.include({ count: staleSaasRows.length, stale_count: staleSaasRows.length });
+      expect(staleSaas.stats.revenue_ttm!.sum).to.equal('1200.00');
     });
 
     it('counts a company in two funds in both fund groups', async () => {

@@ -8,7 +8,7 @@ import {
   type FigureName,
   OWN_CURRENCY_GROWTH,
 } from '../../analytics/screen-figures.ts';
-import { monthText } from '../../analytics/series.ts';
+import { monthOf, monthText } from '../../analytics/series.ts';
 import * as D from '../../core/decimal.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
@@ -46,6 +46,7 @@ const Group = z.object({
     .describe('The status, sector, fund id or currency; null for companies in no fund.'),
   fund_name: z.string().optional(),
   count: z.number().int(),
+  stale_count: z.number().int().describe('Stale members, counted but left out of stats.'),
   stats: z.record(z.string(), Stats).describe('Per chosen column.'),
 });
 type Group = z.infer<typeof Group>;
@@ -86,7 +87,7 @@ export const screenCompanies = defineTool({
   description:
     "Every company you can see with the chosen figures (as in get_company_financial_summary; money in the firm's currency): filter, sort (nulls last), page, or total per group. " +
     'Growth columns: in reporting_currency (else growth_currency) or _firm_currency. Budget: revenue against the latest budget in its latest reported period. post_money_valuation, ownership_pct, moic, fair_value: from the cap table (as get_investment_metrics; the last three need the cap-table permission). ' +
-    'E.g. status=active, sort_by=-arr_growth_yoy, per_page=3; group_by=sector, columns=[arr]. Check `stale`.',
+    `E.g. status=active, sort_by=-arr_growth_yoy, per_page=3; group_by=sector, columns=[arr]. Stale: last_reported_month more than ${STALE_AFTER_MONTHS} months before firm_latest_month, or none; group stats leave stale companies out (stale_count) unless stale=true.`,
   input: z.object({
     status: statusInput,
     sector: z.string().min(1).optional().describe('Only this sector (case-insensitive).'),
@@ -97,6 +98,11 @@ export const screenCompanies = defineTool({
       .describe('Only companies this fund invested in; cap-table figures then count this fund only.'),
     reporting_currency: CurrencyCode.optional().describe('Only companies reporting in this currency.'),
     stale: z.boolean().optional().describe('true: only stale companies; false: only fresh ones.'),
+    last_reported_month: z
+      .string()
+      .regex(/^[<>]?\d{4}-(0[1-9]|1[0-2])$/, 'must be YYYY-MM, <YYYY-MM or >YYYY-MM')
+      .optional()
+      .describe('YYYY-MM: last reported then; <YYYY-MM: before; >YYYY-MM: after.'),
     columns: z
       .array(Figure)
       .min(1)
@@ -106,7 +112,13 @@ export const screenCompanies = defineTool({
     filters: z
       .array(
         z.object({
-          figure: Figure,
+          // Not the enum again: `columns` lists the names once.
+          figure: z
+            .string()
+            .refine((v) => (FIGURE_NAMES as readonly string[]).includes(v), {
+              message: `unknown figure; one of ${FIGURE_NAMES.join(', ')}`,
+            })
+            .describe('A column name.'),
           op: z.enum(Object.keys(OPS) as [keyof typeof OPS, ...(keyof typeof OPS)[]]),
           value: z.number().describe('Money in the firm currency; percent as 12.5.'),
         }),
@@ -155,19 +167,26 @@ export const screenCompanies = defineTool({
       );
     }
     const filters = input.filters ?? [];
-    const needed = new Set<FigureName>([...columns, ...filters.map((f) => f.figure)]);
+    const needed = new Set<FigureName>([...columns, ...filters.map((f) => f.figure as FigureName)]);
     if (!TEXT_SORTS.includes(sortKey)) needed.add(sortKey as FigureName);
 
     const portfolio = await loadPortfolio(ctx, input);
-    const companies = portfolio.companies.filter((c) => input.stale === undefined || c.stale === input.stale);
+    const reported = lastReportedTest(input.last_reported_month);
+    const companies = portfolio.companies.filter(
+      (c) => (input.stale === undefined || c.stale === input.stale) && reported(c.lastReported),
+    );
     const figures = await figuresOf(ctx, companies, needed, input.fund_id, portfolio);
     const rows = companies
       .map((c, i) => ({ c, f: figures[i]! }))
-      .filter(({ f }) => filters.every((flt) => passes(f.cells[flt.figure].value, flt.op, flt.value)));
+      .filter(({ f }) =>
+        filters.every((flt) => passes(f.cells[flt.figure as FigureName].value, flt.op, flt.value)),
+      );
     const descending = input.sort_by.startsWith('-');
     rows.sort((a, b) => compareRows(a, b, sortKey, descending));
 
-    const grouped = input.group_by ? await groupsOf(ctx, rows, input.group_by, columns) : undefined;
+    const grouped = input.group_by
+      ? await groupsOf(ctx, rows, input.group_by, columns, input.stale === true)
+      : undefined;
     const perPage = input.per_page ?? (input.group_by ? 0 : MAX_PER_PAGE);
     const offset = (input.page - 1) * perPage;
     if (input.page > 1 && offset >= rows.length) {
@@ -190,6 +209,14 @@ export const screenCompanies = defineTool({
     };
   },
 });
+
+/** The last_reported_month filter: in, before or after a month; a company that never reported fails it. */
+function lastReportedTest(filter: string | undefined): (month: number | null) => boolean {
+  if (!filter) return () => true;
+  const op = filter[0] === '<' || filter[0] === '>' ? filter[0] : '=';
+  const bound = monthOf(`${filter.replace(/^[<>]/, '')}-01`);
+  return (m) => m !== null && (op === '<' ? m < bound : op === '>' ? m > bound : m === bound);
+}
 
 function passes(value: string | null, op: keyof typeof OPS, bound: number): boolean {
   if (value === null) return false;
@@ -249,6 +276,7 @@ async function groupsOf(
   rows: Ranked[],
   by: (typeof GROUPS)[number],
   columns: readonly FigureName[],
+  withStale: boolean,
 ): Promise<{ groups: Group[]; total: Group }> {
   const members = new Map<string | null, Ranked[]>();
   const names = new Map<string, string>();
@@ -271,12 +299,18 @@ async function groupsOf(
   } else {
     for (const r of rows) join(r.c.company[by], r);
   }
-  const group = (key: string | null, list: Ranked[]): Group => ({
-    key,
-    ...(by === 'fund' && key !== null ? { fund_name: names.get(key) } : {}),
-    count: list.length,
-    stats: Object.fromEntries(columns.map((col) => [col, statsOf(list.map((r) => r.f.cells[col].value))])),
-  });
+  const group = (key: string | null, list: Ranked[]): Group => {
+    const counted = withStale ? list : list.filter((r) => !r.c.stale);
+    return {
+      key,
+      ...(by === 'fund' && key !== null ? { fund_name: names.get(key) } : {}),
+      count: list.length,
+      stale_count: list.filter((r) => r.c.stale).length,
+      stats: Object.fromEntries(
+        columns.map((col) => [col, statsOf(counted.map((r) => r.f.cells[col].value))]),
+      ),
+    };
+  };
   const keyText = (k: string | null) => (k === null ? '' : by === 'fund' ? (names.get(k) ?? k) : k);
   const groups = [...members]
     .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : keyText(a).localeCompare(keyText(b))))
