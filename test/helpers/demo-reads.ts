@@ -7,6 +7,7 @@ import { issueToken } from './fixture.ts';
 /** Ids of the demo firm that typical calls need. */
 export interface DemoIds {
   token: string;
+  firmId: string;
   companyId: string;
   documentId: string;
   fundId: string;
@@ -21,6 +22,7 @@ export async function demoIds(db: Knex): Promise<DemoIds> {
   const fund = await db('funds').where('firm_id', user.firm_id).orderBy('name').first('id');
   return {
     token: await issueToken(repos, user),
+    firmId: user.firm_id,
     companyId: company.id,
     documentId: document.id,
     fundId: fund.id,
