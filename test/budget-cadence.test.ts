@@ -6,7 +6,7 @@ import { insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
-import { startTestServer } from './helpers/server.ts';
+import { api, startTestServer } from './helpers/server.ts';
 
 type Row = Record<string, unknown>;
 
@@ -83,6 +83,20 @@ for (const dialect of dialects) {
       const cadence = new Map(rows.map((r) => [r.id, r.cadence]));
       expect(cadence.get(budgets.acme)).to.equal('monthly');
       expect(cadence.get(budgets.gamma)).to.equal('quarterly');
+    });
+
+    it('keeps the REST budget rows in the reference shape, in JSON and CSV', async () => {
+      const json = await api(server.url, '/v1/budgets/', { token: fx.admin.rest });
+      expect(json.status).to.equal(200);
+      const rows = (json.body as { results: Row[] }).results;
+      expect(rows.length).to.be.greaterThan(0);
+      for (const row of rows) expect(row).not.to.have.property('cadence');
+      const csv = await fetch(`${server.url}/v1/budgets/?format=csv`, {
+        headers: { Authorization: `Bearer ${fx.admin.rest}` },
+      });
+      const header = (await csv.text()).split('\n')[0]!;
+      expect(header).to.include('name');
+      expect(header).not.to.include('cadence');
     });
 
     it('says what a quarterly ranking summed: three monthly figures into the quarter', async () => {
