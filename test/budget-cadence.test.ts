@@ -85,6 +85,35 @@ for (const dialect of dialects) {
       expect(cadence.get(budgets.gamma)).to.equal('quarterly');
     });
 
+    it('answers concisely in one table each: budgets with their cadence, ranking rows with their roll-up', async () => {
+      const table = async (name: string, args: Row, key: string) => {
+        const res = await client.callTool({ name, arguments: args });
+        const t = (res.structuredContent as Record<string, { columns: string[]; rows: unknown[][] }>)[key]!;
+        return t.rows.map((r) => Object.fromEntries(t.columns.map((c, i) => [c, r[i]])));
+      };
+      const listed = await table('list_budgets', {}, 'budgets');
+      expect(listed.find((b) => b.id === budgets.acme)).to.deep.equal({
+        id: budgets.acme,
+        date: '2026-01-01',
+        company: 'Acme Analytics',
+        company_id: fx.companies.acme.id,
+        name: 'Acme plan',
+        cadence: 'monthly',
+        description: '',
+      });
+      const ranked = await table(
+        'get_budget_variance',
+        { category: 'revenue', period: 'quarter' },
+        'variances',
+      );
+      expect(ranked.find((r) => r.company_id === fx.companies.acme.id)).to.include({
+        period: '2026-Q2',
+        months: '2026-04/2026-06',
+        rolled_up_from: 'monthly',
+        figures: 3,
+      });
+    });
+
     it('keeps the REST budget rows in the reference shape, in JSON and CSV', async () => {
       const json = await api(server.url, '/v1/budgets/', { token: fx.admin.rest });
       expect(json.status).to.equal(200);

@@ -9,6 +9,7 @@ import {
 } from '../../core/categories.ts';
 import { abs, div, fromInteger, mul, readDecimal, sign, sub, toFixed, toText } from '../../core/decimal.ts';
 import type { AnalyticsDatum } from '../../db/repos/analytics.ts';
+import { Table, toTable } from '../concise.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
@@ -132,6 +133,8 @@ export const getBudgetVariance = defineTool({
       .describe('How the ranking reads; null with company_id.'),
   }),
   annotations: readOnly,
+  concise: ({ results, ...rest }) => ({ ...rest, variances: varianceTable(results) }),
+  conciseOutput: z.object({ variances: Table }),
   routes: [
     {
       method: 'GET',
@@ -229,4 +232,49 @@ function standardCategory(text: string): string {
     'category',
     `unknown standard category "${text}"; ${suggestion ? `did you mean "${suggestion}"? ` : ''}get_metrics_options lists every valid name`,
   );
+}
+
+/** The concise rows: one table; a ranking row's months as `from/to` (one month alone), firm-currency figures flat. */
+function varianceTable(rows: readonly (VarianceRow | RankedVariance)[]): Table {
+  if (!rows.some((r) => 'company_id' in r))
+    return toTable(rows as VarianceRow[], [
+      'category',
+      'kind',
+      'cadence',
+      'period',
+      'date',
+      'currency',
+      'budget',
+      'actual',
+      'actual_date',
+      'variance',
+      'variance_pct',
+      'reason',
+    ]);
+  const flat = (rows as RankedVariance[]).map(({ months, in_firm_currency, ...r }) => ({
+    ...r,
+    months: months.from === months.to ? months.from : `${months.from}/${months.to}`,
+    firm_budget: in_firm_currency.budget,
+    firm_actual: in_firm_currency.actual,
+    firm_variance: in_firm_currency.variance,
+  }));
+  return toTable(flat, [
+    'company_id',
+    'company_name',
+    'budget_name',
+    'period',
+    'months',
+    'budget_cadence',
+    'rolled_up_from',
+    'figures',
+    'currency',
+    'budget',
+    'actual',
+    'variance',
+    'variance_pct',
+    'firm_budget',
+    'firm_actual',
+    'firm_variance',
+    'reason',
+  ]);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { budgetCadence } from '../../analytics/periods.ts';
+import { Table, toTable } from '../concise.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { Budget, toBudget } from '../schemas/budget.ts';
 import { companyRefFields, resolveCompany } from '../schemas/company-ref.ts';
@@ -22,6 +23,12 @@ export const listBudgets = defineTool({
     }),
   ),
   annotations: readOnly,
+  // Concise: one table, without the display colour and slug.
+  concise: ({ results, ...rest }) => ({
+    ...rest,
+    budgets: toTable(results, ['id', 'date', 'company', 'company_id', 'name', 'cadence', 'description']),
+  }),
+  conciseOutput: z.object({ budgets: Table }),
   routes: [
     {
       method: 'GET',
