@@ -824,6 +824,25 @@ for (const dialect of dialects) {
       }
     });
 
+    it('answers concisely in one table, fields the same in every row stated once', async () => {
+      const res = await mcp.callTool({
+        name: 'screen_companies',
+        arguments: { status: 'active', columns: ['arr'] },
+      });
+      const concise = res.structuredContent as {
+        companies: { columns: string[]; rows: unknown[][] };
+        same_in_every_result: Record<string, unknown>;
+      };
+      const detailed = await call<Screen>({ status: 'active', columns: ['arr'] });
+      expect(concise.same_in_every_result).to.include({ status: 'active' });
+      const { columns, rows } = concise.companies;
+      expect(columns).not.to.include('status');
+      const at = (name: string) => columns.indexOf(name);
+      expect(rows.map((r) => [r[at('name')], r[at('arr')], r[at('stale')]])).to.deep.equal(
+        detailed.results.map((r) => [r.name, r.arr, r.stale]),
+      );
+    });
+
     it('totals per group: count, and sum, median, min and max of each column over the companies with a value', async () => {
       const rows = (await call<Screen>({ columns: ['revenue_ttm', 'runway_months'] })).results;
       const res = await call<Screen>({ group_by: 'sector', columns: ['revenue_ttm', 'runway_months'] });

@@ -10,6 +10,7 @@ import {
 } from '../../analytics/screen-figures.ts';
 import { monthOf, monthText } from '../../analytics/series.ts';
 import * as D from '../../core/decimal.ts';
+import { conciseDefault, Table } from '../concise.ts';
 import type { ToolContext } from '../context.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput, NotFound } from '../errors.ts';
@@ -147,6 +148,12 @@ export const screenCompanies = defineTool({
     total: Group.optional(),
   }),
   annotations: readOnly,
+  // Concise: the rows as one table, fields the same in every row stated once (same_in_every_result).
+  concise: (result) => {
+    const { results, ...rest } = conciseDefault(result as Record<string, unknown>);
+    return { ...rest, companies: rowsTable(results as Record<string, unknown>[]) };
+  },
+  conciseOutput: z.object({ companies: Table, same_in_every_result: z.object({}) }),
   ui: { resourceUri: VIEWS.screen.uri },
   routes: [
     {
@@ -216,6 +223,12 @@ function lastReportedTest(filter: string | undefined): (month: number | null) =>
   const op = filter[0] === '<' || filter[0] === '>' ? filter[0] : '=';
   const bound = monthOf(`${filter.replace(/^[<>]/, '')}-01`);
   return (m) => m !== null && (op === '<' ? m < bound : op === '>' ? m > bound : m === bound);
+}
+
+/** Rows as one table: every field any row has, in first-seen order; null where a row has none. */
+function rowsTable(rows: readonly Record<string, unknown>[]): Table {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return { columns, rows: rows.map((r) => columns.map((c) => r[c] ?? null)) };
 }
 
 function passes(value: string | null, op: keyof typeof OPS, bound: number): boolean {
