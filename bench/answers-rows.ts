@@ -189,7 +189,7 @@ export function rowQuestions(all: Knex, firmId: string, today: string): Question
       ask: async (call) => {
         const overview = await call('get_portfolio_overview', {});
         const request = overview.latest_information_request as Json;
-        await call('list_information_reports', { information_request_id: request.id, answered: false });
+        await call('list_information_reports', { information_request_id: request.id, submitted: false });
       },
       expect: async () => {
         const request = await db('information_requests')
