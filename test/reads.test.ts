@@ -514,7 +514,9 @@ for (const dialect of dialects) {
         const res = await callTool(mcp, 'list_budgets', { company_id: fx.companies.acme.id, per_page: 1 });
         expect(res.data.count).to.equal(2);
         expect(res.data.has_more).to.equal(true);
-        expect(res.data.results.map((b: Named) => b.name)).to.deep.equal(['Plan 2026']);
+        // Concisely the budgets are one table.
+        const { columns, rows } = res.data.budgets as { columns: string[]; rows: unknown[][] };
+        expect(rows.map((r) => r[columns.indexOf('name')])).to.deep.equal(['Plan 2026']);
         const bad = await callTool(mcp, 'list_budgets', { company_id: fx.companies.zeta.id });
         expect(bad.isError).to.equal(true);
         expect(bad.text).to.match(/list_companies/);
