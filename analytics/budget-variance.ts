@@ -40,7 +40,7 @@ export const RankedVariance = z.object({
   period: z
     .string()
     .describe('The period compared: YYYY-MM, YYYY-Qn, YYYY; fiscal FYyyyy-Qn, FYyyyy (the year it ends in).'),
-  months: z.object({ from: z.string(), to: z.string() }).describe('The months of the period.'),
+  span: z.object({ from: z.string(), to: z.string() }).describe('The first and last month of the period.'),
   budget_cadence: z.string().nullable().describe("The budget's figures: monthly, quarterly, annual."),
   rolled_up_from: z
     .string()
@@ -199,7 +199,7 @@ function companyVariance(
     budget_id: plan.budget.id,
     budget_name: plan.budget.name,
     period: rolled.label,
-    months: { from: monthText(rolled.from), to: monthText(rolled.to) },
+    span: { from: monthText(rolled.from), to: monthText(rolled.to) },
     budget_cadence: budgetCadence(plan.cadences),
     rolled_up_from: step && rolled.rows.length > 1 ? step : null,
     figures: rolled.rows.length,

@@ -108,7 +108,7 @@ for (const dialect of dialects) {
       );
       expect(ranked.find((r) => r.company_id === fx.companies.acme.id)).to.include({
         period: '2026-Q2',
-        months: '2026-04/2026-06',
+        span: '2026-04/2026-06',
         rolled_up_from: 'monthly',
         figures: 3,
       });
@@ -141,7 +141,7 @@ for (const dialect of dialects) {
         actual: String(actual),
         variance_pct: pct(actual, plan),
       });
-      expect(acme.months).to.deep.equal({ from: '2026-04', to: '2026-06' });
+      expect(acme.span).to.deep.equal({ from: '2026-04', to: '2026-06' });
     });
 
     it('ranks each company at its own budget cadence on request, saying which period each row is', async () => {
@@ -156,7 +156,7 @@ for (const dialect of dialects) {
       expect(rows.get(fx.companies.gamma.id)).to.deep.include({
         period: 'FY2027-Q1',
         budget_cadence: 'quarterly',
-        months: { from: '2026-02', to: '2026-04' },
+        span: { from: '2026-02', to: '2026-04' },
         variance_pct: pct(GAMMA_ACTUAL, GAMMA_PLAN),
       });
     });

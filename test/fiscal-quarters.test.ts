@@ -9,7 +9,7 @@ import { startTestServer } from './helpers/server.ts';
 
 interface PeriodPoint {
   period: string;
-  months?: { from: string; to: string };
+  span?: { from: string; to: string };
   value: string | null;
   complete: boolean;
   growth: string | null;
@@ -108,7 +108,7 @@ for (const dialect of dialects) {
       const answer = await performance({ fiscal: true, response_format: 'detailed' });
       expect(answer.quarters).to.equal('fiscal (year ends 31 Jan)');
       const revenue = answer.series.revenue!.periods;
-      expect(revenue.map((p) => [p.period, p.months, p.value, p.complete])).to.deep.equal([
+      expect(revenue.map((p) => [p.period, p.span, p.value, p.complete])).to.deep.equal([
         ['FY2025-Q4', { from: '2024-11', to: '2025-01' }, String(REVENUE[0]), true],
         ['FY2026-Q1', { from: '2025-02', to: '2025-04' }, String(REVENUE[1]), true],
         ['FY2026-Q2', { from: '2025-05', to: '2025-07' }, String(REVENUE[2]), true],

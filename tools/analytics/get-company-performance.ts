@@ -93,7 +93,7 @@ const Point = z.object({
 
 const PeriodPoint = z.object({
   period: z.string().describe('YYYY-Qn or YYYY; fiscal: FYyyyy-Qn or FYyyyy, the year it ends in.'),
-  months: Period.describe('The months the period covers.'),
+  span: Period.describe('The first and last month the period covers.'),
   value: z.string().nullable(),
   complete: z
     .boolean()
@@ -321,7 +321,7 @@ function periodPoints(
       const value = r.value === null ? null : valueText(category, r);
       return {
         period: r.label,
-        months: period(r.from, r.to),
+        span: period(r.from, r.to),
         value,
         complete: r.complete,
         growth: change(byStart.get(r.from - PERIOD_MONTHS[unit]), r),

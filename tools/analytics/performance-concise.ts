@@ -69,7 +69,7 @@ function conciseSeries(s: Json, fiscal: boolean, converts: boolean): Json {
     return money ? [p.month, p.value, p.converted_value] : [p.month, p.value];
   });
   const periods = (s.periods as Json[]).map((p) => {
-    const months = p.months as { from: string; to: string };
+    const months = p.span as { from: string; to: string };
     if (p.reason) nulls[String(p.period)] = p.reason;
     const row = [
       p.period,

@@ -251,9 +251,9 @@ function varianceTable(rows: readonly (VarianceRow | RankedVariance)[]): Table {
       'variance_pct',
       'reason',
     ]);
-  const flat = (rows as RankedVariance[]).map(({ months, in_firm_currency, ...r }) => ({
+  const flat = (rows as RankedVariance[]).map(({ span, in_firm_currency, ...r }) => ({
     ...r,
-    months: months.from === months.to ? months.from : `${months.from}/${months.to}`,
+    span: span.from === span.to ? span.from : `${span.from}/${span.to}`,
     firm_budget: in_firm_currency.budget,
     firm_actual: in_firm_currency.actual,
     firm_variance: in_firm_currency.variance,
@@ -263,7 +263,7 @@ function varianceTable(rows: readonly (VarianceRow | RankedVariance)[]): Table {
     'company_name',
     'budget_name',
     'period',
-    'months',
+    'span',
     'budget_cadence',
     'rolled_up_from',
     'figures',
