@@ -40,10 +40,6 @@ interface FigureLike {
   date?: string | null;
 }
 
-/** `value`, and `reason` only when there is none. */
-const plainFigure = (f: FigureLike) =>
-  f.value === null ? { value: null, reason: f.reason } : { value: f.value };
-
 const GROWTH = ['mom', 'qoq', 'yoy', 'yoy_month', 'cmgr'] as const;
 
 /** The columns of a concise series' `points` and `periods` rows, stated once at the top. */
@@ -140,13 +136,9 @@ function summaryFigure(f: SummaryFigure, currency: unknown, firm: Set<string>): 
   const when = f.date
     ? { date: f.date }
     : f.period && { period: f.period.from === f.period.to ? f.period.to : `${f.period.from}/${f.period.to}` };
-  return {
-    value: f.value,
-    ...when,
-    ...(f.converted && f.converted.currency !== currency
-      ? (firm.add(f.converted.currency), { converted_value: f.converted.value })
-      : {}),
-  };
+  const converted = f.converted && f.converted.currency !== currency ? f.converted : undefined;
+  if (converted) firm.add(converted.currency);
+  return { value: f.value, ...when, ...(converted && { converted_value: converted.value }) };
 }
 
 /** get_company_financial_summary concisely: no definitions, no sources; each figure its value and period. */
