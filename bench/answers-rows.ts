@@ -187,9 +187,12 @@ export function rowQuestions(all: Knex, firmId: string, today: string): Question
     {
       question: 'Which companies have not answered the current information request',
       ask: async (call) => {
-        const overview = await call('get_portfolio_overview', {});
-        const request = overview.latest_information_request as Json;
-        await call('list_information_reports', { information_request_id: request.id, submitted: false });
+        // The current request: of those sent, the one due last by today.
+        const sent = rows(await call('list_information_requests', { status: 'sent' }));
+        const due = sent
+          .filter((r) => String(r.due_date) <= today)
+          .sort((a, b) => (a.due_date! > b.due_date! ? -1 : 1));
+        await call('list_information_reports', { information_request_id: due[0]!.id, submitted: false });
       },
       expect: async () => {
         const request = await db('information_requests')
