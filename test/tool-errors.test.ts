@@ -42,7 +42,13 @@ describe('errors a model can act on', () => {
       value: '1000.00',
     });
     server = await startTestServer(t.db, {
-      env: { MCP_WRITE_TOOLS: 'true', MCP_TOOLSETS: EVERY_TOOLSET, PUBLIC_URL },
+      // The first test calls every tool with every kind of wrong input: more than a minute's limit.
+      env: {
+        MCP_WRITE_TOOLS: 'true',
+        MCP_TOOLSETS: EVERY_TOOLSET,
+        PUBLIC_URL,
+        RATE_LIMIT_PER_MINUTE: '5000',
+      },
     });
     client = await mcpClient(server.url, fx.editor.pat);
   });
