@@ -1,7 +1,7 @@
 import { InvalidInput, NotFound } from '../core/errors.ts';
 import { slugify } from '../core/slug.ts';
 import { newId } from '../db/ids.ts';
-import type { CompanyChanges, CompanyRow } from '../db/repos/companies.ts';
+import type { CompanyChanges, CompanyColumns, CompanyRow, NewCompany } from '../db/repos/companies.ts';
 import type { CompanyLogoRow } from '../db/repos/company-logos.ts';
 import { type Recorder, record, type ServiceContext, withRecorder } from './changes.ts';
 
@@ -49,6 +49,40 @@ export async function recordCompany(
   });
 }
 
+/**
+ * Adds a company under a slug its caller chose (an import names it), in the recorder's transaction,
+ * with its change-log row and event.
+ */
+export async function insertCompany(
+  r: Recorder,
+  company: Omit<NewCompany, 'firm_id' | 'created_at' | 'updated_at'>,
+) {
+  const row: NewCompany = { ...company, firm_id: r.firmId, created_at: r.at, updated_at: r.at };
+  await r.repos.companies.create(row);
+  const { id: _id, firm_id: _firm, created_at: _c, updated_at: _u, ...written } = row;
+  await recordCompany(r, row, 'create', written);
+}
+
+/**
+ * Writes `changes` to a stored company of the recorder's firm, in the recorder's transaction, and
+ * records each as from its value in `company` to the new one; false when the company does not exist.
+ */
+export async function changeCompany(
+  r: Recorder,
+  company: CompanyRecord,
+  changes: CompanyColumns,
+): Promise<boolean> {
+  if (!(await r.repos.companies.update(r.firmId, company.id, changes, r.at))) return false;
+  const log = Object.fromEntries(
+    Object.entries(changes).map(([field, to]) => [
+      field,
+      { from: company[field as keyof CompanyRow] ?? null, to },
+    ]),
+  );
+  await recordCompany(r, { ...company, ...changes, updated_at: r.at }, 'update', log);
+  return true;
+}
+
 /** Adds a company under a slug free in the firm; a creator limited to listed companies is granted it. */
 export async function createCompany(ctx: ServiceContext, fields: NewCompanyFields): Promise<CompanyRow> {
   const { principal } = ctx;
@@ -89,18 +123,13 @@ export async function updateCompany(ctx: ServiceContext, companyId: string, give
     );
   }
   const changes: CompanyChanges = {};
-  const log: Record<string, { from: unknown; to: unknown }> = {};
   for (const [field, to] of Object.entries(given) as [keyof CompanyChanges, unknown][]) {
     if (to === undefined || to === company[field]) continue;
     Object.assign(changes, { [field]: to });
-    log[field] = { from: company[field], to };
   }
   if (Object.keys(changes).length > 0) {
-    await withRecorder(ctx, async (repos, recorder) => {
-      if (!(await repos.companies.update(principal.firm.id, company.id, changes, recorder.at))) {
-        throw notFound(companyId);
-      }
-      await recordCompany(recorder, { ...company, ...changes, updated_at: recorder.at }, 'update', log);
+    await withRecorder(ctx, async (_repos, recorder) => {
+      if (!(await changeCompany(recorder, company, changes))) throw notFound(companyId);
     });
   }
   const updated = await ctx.repos.companies.get(principal.scope, company.id);

@@ -9,9 +9,10 @@ import { rateKey } from '../db/repos/fx-rates.ts';
 import { createRepos, type Repos } from '../db/repos/index.ts';
 import { datumKey, type NewDatum, type ValueChange } from '../db/repos/metric-writes.ts';
 import { chunk } from '../db/repos/util.ts';
+import { createBudget, updateBudget } from './budgets.ts';
 import { capTableRecord } from './cap-table.ts';
 import { type Recorder, record, SYSTEM_ACTOR } from './changes.ts';
-import { recordCompany } from './companies.ts';
+import { changeCompany, insertCompany } from './companies.ts';
 import { check } from './import-checks.ts';
 import {
   type BudgetRow,
@@ -25,7 +26,7 @@ import {
   type Plan,
 } from './import-types.ts';
 import { MetricEventSummary } from './metric-events.ts';
-import { recordNotes } from './notes.ts';
+import { addNotes } from './notes.ts';
 
 export * from './import-types.ts';
 
@@ -37,76 +38,32 @@ function same(a: unknown, b: unknown): boolean {
 /** Counts each outcome and reports progress as items are written. */
 type Tally = (outcome: keyof ImportCounts, items?: number) => void;
 
-async function writeCompanies(
-  trx: Knex.Transaction,
-  recorder: Recorder,
-  companies: Plan['companies'],
-  tally: Tally,
-): Promise<void> {
-  const now = recorder.at;
+/** Companies go through the companies service, as the API's writes do. */
+async function writeCompanies(recorder: Recorder, companies: Plan['companies'], tally: Tally): Promise<void> {
   for (const { item, record } of companies) {
-    if (!record.stored) {
-      const row = {
+    const stored = record.stored;
+    if (!stored) {
+      await insertCompany(recorder, {
         ...item.fields,
         id: record.id,
-        firm_id: recorder.firmId,
         slug: item.slug,
         reporting_currency: record.reporting_currency,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx('companies').insert(row);
-      const { id: _id, firm_id: _firm, created_at: _c, updated_at: _u, ...written } = row;
-      await recordCompany(recorder, row, 'create', written);
+      });
       tally('created');
       continue;
     }
-    const stored = record.stored;
     const changed = Object.entries(item.fields).filter(([k, v]) => !same(stored[k as CompanyField], v));
     if (changed.length === 0) {
       tally('skipped');
       continue;
     }
-    await trx('companies')
-      .where({ id: record.id })
-      .update({ ...Object.fromEntries(changed), updated_at: now });
-    const log = Object.fromEntries(
-      changed.map(([k, to]) => [k, { from: stored[k as CompanyField] ?? null, to }]),
-    );
-    await recordCompany(
-      recorder,
-      { ...stored, ...Object.fromEntries(changed), updated_at: now },
-      'update',
-      log,
-    );
+    await changeCompany(recorder, stored, Object.fromEntries(changed));
     tally('updated');
   }
 }
 
-/** The change-log row and event of a budget written by the import. */
-function budgetRecorded(
-  row: Pick<BudgetRow, 'id' | 'company_id'> & Partial<BudgetRow>,
-  action: 'create' | 'update',
-  changes: Record<string, unknown>,
-) {
-  return {
-    change: { entity: 'budgets', entityId: row.id, action, changes },
-    event: {
-      type: action === 'create' ? 'budget.created' : 'budget.updated',
-      companyId: row.company_id,
-      resourceType: 'budget',
-      resourceId: row.id,
-      data: { ...row },
-    },
-  };
-}
-
-async function writeBudgets(
-  trx: Knex.Transaction,
-  recorder: Recorder,
-  budgets: Plan['budgets'],
-  tally: Tally,
-): Promise<void> {
+/** Budgets go through the budgets service; one whose fields are all as stored is skipped. */
+async function writeBudgets(recorder: Recorder, budgets: Plan['budgets'], tally: Tally): Promise<void> {
   for (const { item, id, companyId, existing } of budgets) {
     const fields = {
       date: item.date,
@@ -114,16 +71,10 @@ async function writeBudgets(
       ...(item.description !== undefined ? { description: item.description } : {}),
     };
     if (!existing) {
-      const row = { id, company_id: companyId, name: item.name, ...fields };
-      await trx('budgets').insert({ ...row, firm_id: recorder.firmId, created_at: recorder.at });
-      await record(
-        recorder,
-        budgetRecorded(row, 'create', { name: item.name, company_id: companyId, ...fields }),
-      );
+      await createBudget(recorder, { id, company_id: companyId, name: item.name, ...fields });
       tally('created');
     } else if (Object.entries(fields).some(([k, v]) => !same(existing[k as keyof BudgetRow], v))) {
-      await trx('budgets').where({ id }).update(fields);
-      await record(recorder, budgetRecorded({ ...existing, ...fields }, 'update', fields));
+      await updateBudget(recorder, existing, fields);
       tally('updated');
     } else tally('skipped');
   }
@@ -210,30 +161,17 @@ async function writeMetrics(
 }
 
 /** Notes have no key of their own: the same author, company and text (and time, when given) is the same note. */
-async function writeNotes(
-  trx: Knex.Transaction,
-  recorder: Recorder,
-  notes: Plan['notes'],
-  tally: Tally,
-): Promise<void> {
+async function writeNotes(recorder: Recorder, notes: Plan['notes'], tally: Tally): Promise<void> {
   const { repos, firmId } = recorder;
   for (const { item, companyId, authorId } of notes) {
-    const match = trx('notes').where({ company_id: companyId, author_id: authorId, note: item.note });
-    if (item.created_at) match.where({ created_at: item.created_at });
-    if (await match.first('id')) {
+    const given = { company_id: companyId, author_id: authorId, note: item.note };
+    if (await repos.notes.exists({ ...given, ...(item.created_at ? { created_at: item.created_at } : {}) })) {
       tally('skipped');
       continue;
     }
-    const note = {
-      id: newId(),
-      firm_id: firmId,
-      company_id: companyId,
-      author_id: authorId,
-      note: item.note,
-      created_at: item.created_at ?? recorder.at,
-    };
-    await repos.notes.create(note);
-    await recordNotes(recorder, [note]);
+    await addNotes(recorder, [
+      { ...given, id: newId(), firm_id: firmId, created_at: item.created_at ?? recorder.at },
+    ]);
     tally('created');
   }
 }
@@ -385,10 +323,10 @@ async function write(
   };
   // The importer writes as the service itself: its change-log rows and events name no user.
   const recorder: Recorder = { repos, firmId: firm.id, actor: SYSTEM_ACTOR, at: options.now };
-  await writeCompanies(trx, recorder, plan.companies, tally);
-  await writeBudgets(trx, recorder, plan.budgets, tally);
+  await writeCompanies(recorder, plan.companies, tally);
+  await writeBudgets(recorder, plan.budgets, tally);
   await writeMetrics(repos, recorder, plan.metrics, tally);
-  await writeNotes(trx, recorder, plan.notes, tally);
+  await writeNotes(recorder, plan.notes, tally);
   await writeFinancings(recorder, firm, plan.financings, tally);
   return counts;
 }

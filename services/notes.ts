@@ -33,6 +33,12 @@ export async function recordNotes(r: Recorder, notes: readonly NoteRow[]): Promi
   await record(r, ...notes.map(noteCreated));
 }
 
+/** Writes notes (of any company of the recorder's firm) in the recorder's transaction, with their records. */
+export async function addNotes(r: Recorder, notes: NoteRow[]): Promise<void> {
+  await r.repos.notes.createMany(notes);
+  await recordNotes(r, notes);
+}
+
 /** Adds notes to one visible company, written as the caller, all or none. */
 export async function createNotes(ctx: ServiceContext, companyId: string, texts: readonly string[]) {
   const { principal } = ctx;
@@ -46,8 +52,7 @@ export async function createNotes(ctx: ServiceContext, companyId: string, texts:
       note,
       created_at: recorder.at,
     }));
-    await repos.notes.createMany(rows);
-    await recordNotes(recorder, rows);
+    await addNotes(recorder, rows);
     return repos.notes.withAuthors(
       principal.firm.id,
       rows.map((r) => r.id),

@@ -245,6 +245,52 @@ for (const dialect of dialects) {
       ]);
     });
 
+    it("lists an import's companies, budgets and notes in the change feed, as created and then as updated", async () => {
+      const firm = (await fx.repos.firms.get(fx.firmA.id))!;
+      const { cursor } = await drain(null);
+      const at = (list: string) => ({ where: `${list}[0]`, order: 0 });
+      const bundle = (city: string, color: string) => ({
+        companies: [{ ...at('companies'), slug: 'fed-co', fields: { name: 'Fed Co', city } }],
+        budgets: [{ ...at('budgets'), company_slug: 'fed-co', name: 'Plan 2026', date: '2026-01-01', color }],
+        metrics: [],
+        notes: [
+          {
+            ...at('notes'),
+            company_slug: 'fed-co',
+            email: fx.editor.user.email,
+            note: `Met the founders in ${city}`,
+          },
+        ],
+        financings: [],
+      });
+      await importData(t.db, firm, bundle('Lyon', '#112233'), { now: NOW });
+      await importData(t.db, firm, bundle('Nantes', '#445566'), { now: NOW });
+      const { seen } = await drain(cursor);
+      const companyId = seen[0]!.company_id;
+      expect(seen.every((e) => e.actor.type === 'system' && e.company_id === companyId)).to.equal(true);
+      expect(seen.map((e) => [e.type, e.data.city ?? e.data.color ?? e.data.note])).to.deep.equal([
+        ['company.created', 'Lyon'],
+        ['budget.created', '#112233'],
+        ['note.created', 'Met the founders in Lyon'],
+        ['company.updated', 'Nantes'],
+        ['budget.updated', '#445566'],
+        ['note.created', 'Met the founders in Nantes'],
+      ]);
+      const logged = await t
+        .db('change_log')
+        .whereIn('entity_id', [companyId, ...seen.map((e) => e.data.id)])
+        .orderBy('id')
+        .select('entity', 'action');
+      expect(logged.map((r) => `${r.entity} ${r.action}`)).to.have.members([
+        'companies create',
+        'budgets create',
+        'notes create',
+        'companies update',
+        'budgets update',
+        'notes create',
+      ]);
+    });
+
     it('records a document upload, and its parse, with metadata only', async () => {
       const before = (await stored()).length;
       const form = new FormData();

@@ -21,6 +21,13 @@ export interface BudgetRow {
   created_at: string;
 }
 
+/** A new budget: the columns not given (colour, description) take their defaults. */
+export type NewBudget = Pick<BudgetRow, 'id' | 'firm_id' | 'company_id' | 'name' | 'date' | 'created_at'> &
+  Partial<Pick<BudgetRow, 'color' | 'description'>>;
+
+/** The fields of a budget a write may change. */
+export type BudgetChanges = Partial<Pick<BudgetRow, 'date' | 'color' | 'description'>>;
+
 export interface BudgetWithCompany extends BudgetRow {
   company_name: string;
   company_slug: string;
@@ -114,8 +121,12 @@ export function budgetsRepo(db: Knex) {
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
         .first()) as BudgetRow | undefined;
     },
-    async create(budget: BudgetRow): Promise<void> {
+    async create(budget: NewBudget): Promise<void> {
       await db('budgets').insert(budget);
+    },
+    /** Changes the given fields of one budget of the firm. */
+    async update(firmId: string, id: string, changes: BudgetChanges): Promise<void> {
+      await db('budgets').where({ firm_id: firmId, id }).update(changes);
     },
   };
 }

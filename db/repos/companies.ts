@@ -32,6 +32,13 @@ export interface CompanyRow {
   updated_at: string;
 }
 
+/** A new company: its keys, slug and times; the columns not given take their defaults. */
+export type NewCompany = Pick<
+  CompanyRow,
+  'id' | 'firm_id' | 'slug' | 'reporting_currency' | 'created_at' | 'updated_at'
+> &
+  Partial<Omit<CompanyRow, 'investment_lead_id'>> & { investment_lead_id?: string | null };
+
 export interface CompanyWithFunds extends CompanyRow {
   invested_fund_ids: string[];
 }
@@ -62,6 +69,11 @@ export type CompanyChanges = Partial<
     | 'fiscal_year_end'
     | 'investment_lead_id'
   >
+>;
+
+/** Every column a write may set on a stored company (the API's writes set the `CompanyChanges`, an import more). */
+export type CompanyColumns = Partial<
+  Omit<CompanyRow, 'id' | 'firm_id' | 'slug' | 'created_at' | 'updated_at'>
 >;
 
 /** How often a create tries the next free slug when a concurrent create took the one it chose. */
@@ -227,13 +239,13 @@ export function companiesRepo(db: Knex) {
       });
     },
     /** Changes the given fields of one company of the firm; false when it does not exist. */
-    async update(firmId: string, id: string, changes: CompanyChanges, updatedAt: string): Promise<boolean> {
+    async update(firmId: string, id: string, changes: CompanyColumns, updatedAt: string): Promise<boolean> {
       const n = await db('companies')
         .where({ firm_id: firmId, id })
         .update({ ...changes, updated_at: updatedAt });
       return Number(n) > 0;
     },
-    async create(company: CompanyRow, fundIds: string[] = []): Promise<void> {
+    async create(company: NewCompany, fundIds: string[] = []): Promise<void> {
       await db.transaction(async (trx) => {
         await trx('companies').insert(company);
         if (fundIds.length > 0) {

@@ -106,6 +106,18 @@ export function notesRepo(db: Knex) {
             .select('notes.*', 'companies.name as company_name'),
       );
     },
+    /** Whether the company has a note of this author and text (written at `createdAt`, when given). */
+    async exists(
+      note: Pick<NoteRow, 'company_id' | 'author_id' | 'note'> & { created_at?: string },
+    ): Promise<boolean> {
+      const match = db('notes').where({
+        company_id: note.company_id,
+        author_id: note.author_id,
+        note: note.note,
+      });
+      if (note.created_at) match.where({ created_at: note.created_at });
+      return !!(await match.first('id'));
+    },
     async create(note: NoteRow): Promise<void> {
       await db('notes').insert(note);
     },
