@@ -78,10 +78,11 @@ module.exports = {
     {
       name: 'tools-no-repository-writes',
       comment:
-        'Tools write through services/ only: no import of a repository write module or the change log.',
+        'Tools and the figures write through services/ only: no import of a repository write module, the ' +
+        'change log, the full repositories (index) or the way back to them from the read-only ones (writable).',
       severity: 'error',
-      from: { path: '^tools/' },
-      to: { path: '^db/repos/([^/]*-writes|change-log)\\.ts$' },
+      from: { path: '^(tools|analytics)/' },
+      to: { path: '^db/repos/([^/]*-writes|change-log|writable|index)\\.ts$' },
     },
     {
       name: 'domain-no-protocols',

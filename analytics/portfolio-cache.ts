@@ -36,7 +36,7 @@ interface FirmCache {
 /** Firms kept per database handle; the least recently used one is dropped beyond this. */
 const MAX_FIRMS = 16;
 
-const caches = new WeakMap<Knex, Map<string, FirmCache>>();
+const caches = new WeakMap<object, Map<string, FirmCache>>();
 
 /** A fingerprint of the rates as loaded: every row, so an added, removed or changed rate changes it. */
 export function ratesKey(rows: readonly FxRateRow[]): string {
@@ -47,7 +47,7 @@ export function ratesKey(rows: readonly FxRateRow[]): string {
  * The firm's entries for this firm-level key (emptied when the key differs from the stored one). Inside a
  * transaction the handle is the transaction's, so nothing outside it sees what it read.
  */
-export function firmCache(db: Knex, firmId: string, key: string): Map<string, CachedCompany> {
+export function firmCache(db: object, firmId: string, key: string): Map<string, CachedCompany> {
   let firms = caches.get(db);
   if (!firms) {
     firms = new Map();

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { DEFAULT_PRUNE_WINDOWS } from '../db/prune.ts';
 import type { IdempotencyRow } from '../db/repos/idempotency.ts';
 import { inTransaction } from '../db/repos/index.ts';
+import { writable } from '../db/repos/writable.ts';
 import type { ToolContext } from '../tools/context.ts';
 import { type ErrorCode, type FieldError, InvalidInput, ToolError } from '../tools/errors.ts';
 import { sendProblem } from './problem.ts';
@@ -95,7 +96,7 @@ async function awaitCompletion(
       );
     }
     await sleep(idempotencyTiming.pollMs);
-    current = await ctx.repos.idempotency.get(row.principal, row.key);
+    current = await writable(ctx.repos).idempotency.get(row.principal, row.key);
   }
   return current;
 }
@@ -111,11 +112,11 @@ async function runClaimed(
   res: Response,
   run: (ctx: ToolContext) => Promise<RouteResponse>,
 ): Promise<void> {
-  const repo = ctx.repos.idempotency;
+  const repo = writable(ctx.repos).idempotency;
   const principal = ctx.principal.key;
   let result: RouteResponse;
   try {
-    result = await inTransaction(ctx.repos, async (repos) => {
+    result = await inTransaction(writable(ctx.repos), async (repos) => {
       const answer = await run({ ...ctx, repos });
       if (answer.status < 500) {
         await repos.idempotency.complete(principal, key, answer.status, JSON.stringify(answer.body));
@@ -164,7 +165,7 @@ export async function serveIdempotent(
     const now = ctx.clock.now();
     const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString();
     const abandonedBefore = new Date(now.getTime() - IDEMPOTENCY_LEASE_MS).toISOString();
-    const claim = await ctx.repos.idempotency.claim(
+    const claim = await writable(ctx.repos).idempotency.claim(
       principal,
       key,
       hash,

@@ -5,6 +5,8 @@ import type { ChangeAction } from '../db/repos/change-log.ts';
 import type { CompanyRow } from '../db/repos/companies.ts';
 import type { ActorType, NewEvent } from '../db/repos/events.ts';
 import { inTransaction, type Repos } from '../db/repos/index.ts';
+import type { ReadRepos } from '../db/repos/read.ts';
+import { writable } from '../db/repos/writable.ts';
 
 /** Who makes a change: the user, the application acting for its creator, the service (import, CLI), or a contact. */
 export interface Actor {
@@ -31,7 +33,8 @@ export function actorOf(principal: Principal): Actor {
 
 /** What a domain service needs: the repositories, the clock, and whose change it is over what. */
 export interface ServiceContext {
-  repos: Repos;
+  /** A caller's repositories, as a tool holds them; a service writes through `writable` of them. */
+  repos: ReadRepos;
   clock: Clock;
   principal: Principal;
   /** Who the change log and events name, when not the principal (the service acting on a firm's setting). */
@@ -96,7 +99,7 @@ export function withRecorder<T>(
   fn: (repos: Repos, recorder: Recorder) => Promise<T>,
   at = ctx.clock.now().toISOString(),
 ): Promise<T> {
-  return inTransaction(ctx.repos, (repos) =>
+  return inTransaction(writable(ctx.repos), (repos) =>
     fn(repos, { repos, firmId: ctx.principal.firm.id, actor: ctx.actor ?? actorOf(ctx.principal), at }),
   );
 }

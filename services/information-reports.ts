@@ -6,6 +6,7 @@
 // Submitting is allowed until the request is closed (or the link expires): a later submission writes
 // the values again over the data the report wrote (the same values change nothing), and a draft can no
 // longer be saved over a submitted report. `submitted_at` keeps the first submission.
+
 import { createHash } from 'node:crypto';
 import { isMonetary } from '../core/categories.ts';
 import { Conflict, type FieldError, InvalidInput } from '../core/errors.ts';
@@ -16,6 +17,7 @@ import { isCurrencyCode } from '../core/money.ts';
 import type { ReportDocumentRow, ReportMetricRow } from '../db/repos/information.ts';
 import type { ReportWithRequest } from '../db/repos/information-writes.ts';
 import type { CategoryRow } from '../db/repos/metrics.ts';
+import { writable } from '../db/repos/writable.ts';
 import { type Recorder, record, type ServiceContext, withRecorder } from './changes.ts';
 import { type DocumentFile, storeDocument } from './documents.ts';
 import { type FounderSession, recheckLink } from './founder-links.ts';
@@ -125,8 +127,9 @@ function checkFile(a: DocumentAnswer, errors: FieldError[]): CheckedFile | undef
 /** Every answer checked against the report's items; one error naming every bad field, nothing written. */
 export async function checkAnswers(ctx: SaveContext, session: FounderSession, answers: ReportAnswers) {
   const reportId = session.link.report_id;
-  const metrics = await ctx.repos.informationWrites.reportMetrics(reportId);
-  const documents = await ctx.repos.informationWrites.reportDocuments(reportId);
+  const writes = writable(ctx.repos).informationWrites;
+  const metrics = await writes.reportMetrics(reportId);
+  const documents = await writes.reportDocuments(reportId);
   const categories = await ctx.repos.metrics.categories(session.firm.id);
   const byCategory = new Map(categories.map((c) => [c.id, c]));
   const errors: FieldError[] = [];

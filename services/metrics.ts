@@ -18,6 +18,7 @@ import {
 } from '../core/errors.ts';
 import type { ConflictMode, DatumTarget, UpdatedDatum, WrittenPoint } from '../db/repos/metric-writes.ts';
 import type { CategoryRow } from '../db/repos/metrics.ts';
+import { writable } from '../db/repos/writable.ts';
 import { CategoryIndex } from './categories.ts';
 import { record, type ServiceContext, withRecorder } from './changes.ts';
 import { type ChangedDatum, metricEvents } from './metric-events.ts';
@@ -314,7 +315,7 @@ export async function updateMetric(
   change: MetricChangeInput,
   authorName: string,
 ): Promise<UpdatedDatum> {
-  const datum = await ctx.repos.metricWrites.target(ctx.principal.scope, datumId);
+  const datum = await writable(ctx.repos).metricWrites.target(ctx.principal.scope, datumId);
   if (!datum) throw datumNotFound(datumId);
   if (change.value !== undefined) {
     const what = datum.is_standard ? datum.category_name : `the custom metric ${datum.category_name}`;

@@ -2,7 +2,7 @@ import { convertDecimal } from '../core/decimal.ts';
 import type { Principal } from '../core/principal.ts';
 import type { StoredMoney } from '../db/repos/cap-table.ts';
 import { type RateProbe, rateKey } from '../db/repos/fx-rates.ts';
-import type { Repos } from '../db/repos/index.ts';
+import type { ReadRepos } from '../db/repos/read.ts';
 
 /** An amount to convert, with the date its rate applies on (closing date, issue date, transaction date). */
 export interface DatedMoney {
@@ -48,7 +48,7 @@ export class RateTable {
 
 /** The firm's table rates (latest on or before each date) of every amount that needs one. */
 export async function loadRates(
-  ctx: { repos: Repos; principal: Principal },
+  ctx: { repos: ReadRepos; principal: Principal },
   amounts: readonly DatedMoney[],
 ): Promise<Map<string, string>> {
   const preferred = ctx.principal.firm.preferred_currency;
@@ -65,7 +65,7 @@ export async function loadRates(
 
 /** A rate table over every amount of `amounts`. */
 export async function rateTable(
-  ctx: { repos: Repos; principal: Principal },
+  ctx: { repos: ReadRepos; principal: Principal },
   amounts: readonly DatedMoney[],
 ): Promise<RateTable> {
   return new RateTable(ctx.principal.firm.preferred_currency, await loadRates(ctx, amounts));

@@ -1,6 +1,6 @@
 import { ToolError } from '../core/errors.ts';
 import type { Principal } from '../core/principal.ts';
-import type { Repos } from '../db/repos/index.ts';
+import type { ReadRepos } from '../db/repos/read.ts';
 
 const MB = 1024 * 1024;
 
@@ -25,7 +25,7 @@ function mb(bytes: number): string {
  */
 export async function checkStorageQuota(
   ctx: QuotaContext,
-  repos: Repos,
+  repos: ReadRepos,
   field: string,
   fileBytes: number,
   options: { lock?: boolean; atLeast?: boolean } = {},

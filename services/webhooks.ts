@@ -5,7 +5,9 @@ import { newSecret } from '../core/webhook-signing.ts';
 import { webhookUrlRefusal } from '../core/webhook-url.ts';
 import { newId } from '../db/ids.ts';
 import { inTransaction, type Repos } from '../db/repos/index.ts';
+import type { ReadRepos } from '../db/repos/read.ts';
 import { type DeliveryRow, type EndpointRow, payloadOf } from '../db/repos/webhooks.ts';
+import { writable } from '../db/repos/writable.ts';
 import { type Actor, type Recorded, type Recorder, record } from './changes.ts';
 import { ALL_TYPES, EVENT_TYPES } from './webhook-event-types.ts';
 
@@ -14,7 +16,7 @@ const GRACE_MS = 24 * 3600 * 1000;
 
 /** Who manages a firm's endpoints, from a tool or the account page. */
 export interface WebhookContext {
-  repos: Repos;
+  repos: ReadRepos;
   clock: Clock;
   scope: Scope;
   actor: Actor;
@@ -63,7 +65,7 @@ function endpointRecord(
 /** Runs one write in a transaction with a recorder bound to it. */
 function recorded<T>(ctx: WebhookContext, fn: (repos: Repos, r: Recorder) => Promise<T>): Promise<T> {
   const at = ctx.clock.now().toISOString();
-  return inTransaction(ctx.repos, (repos) =>
+  return inTransaction(writable(ctx.repos), (repos) =>
     fn(repos, { repos, firmId: ctx.scope.firmId, actor: ctx.actor, at }),
   );
 }

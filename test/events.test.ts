@@ -278,7 +278,7 @@ for (const dialect of dialects) {
       ]);
       const logged = await t
         .db('change_log')
-        .whereIn('entity_id', [companyId, ...seen.map((e) => e.data.id)])
+        .whereIn('entity_id', [companyId!, ...seen.map((e) => String(e.data.id))])
         .orderBy('id')
         .select('entity', 'action');
       expect(logged.map((r) => `${r.entity} ${r.action}`)).to.have.members([

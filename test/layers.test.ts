@@ -70,6 +70,20 @@ describe('layering', function () {
     expect(found).to.deep.equal(['tools-no-repository-writes: tools/bad.ts → db/repos/change-log.ts']);
   });
 
+  it('refuses a tool or a figure that imports the full repositories or the way back to them from the read-only ones', async () => {
+    const found = await fixtureViolations({
+      'tools/bad.ts': "import { writable } from '../db/repos/writable.ts';\nexport const x = writable;\n",
+      'analytics/bad.ts':
+        "import { createRepos } from '../db/repos/index.ts';\nexport const x = createRepos;\n",
+      'db/repos/writable.ts': 'export const writable = 1;\n',
+      'db/repos/index.ts': 'export const createRepos = 1;\n',
+    });
+    expect(found).to.have.members([
+      'tools-no-repository-writes: tools/bad.ts → db/repos/writable.ts',
+      'tools-no-repository-writes: analytics/bad.ts → db/repos/index.ts',
+    ]);
+  });
+
   it('refuses an upward import from a folder the old scan had no rule for', async () => {
     const found = await fixtureViolations({
       'alerts/bad.ts': "import { t } from '../tools/t.ts';\nexport const x = t;\n",

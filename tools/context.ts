@@ -1,12 +1,13 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Principal } from '../core/principal.ts';
-import type { Repos } from '../db/repos/index.ts';
+import type { ReadRepos } from '../db/repos/read.ts';
 
 /** Everything a tool handler may use, built once per request. */
 export interface ToolContext {
   principal: Principal;
-  repos: Repos;
+  /** The repositories' read methods only: a tool writes through services/. */
+  repos: ReadRepos;
   clock: Clock;
   logger: Logger;
   requestId: string;

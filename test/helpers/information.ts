@@ -1,6 +1,7 @@
 import { principalForEmail } from '../../auth/local-principal.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Repos } from '../../db/repos/index.ts';
+import { writable } from '../../db/repos/writable.ts';
 import { createContact } from '../../services/contacts.ts';
 import { mintLinks } from '../../services/founder-links.ts';
 import type { LoopContext } from '../../services/information-common.ts';
@@ -46,7 +47,7 @@ export function quarterRequest(companyIds: string[], extra: Partial<RequestInput
 export async function sentRequest(ctx: LoopContext, input: RequestInput) {
   const id = await createRequest(ctx, input);
   await sendRequest(ctx, id);
-  const reports = await ctx.repos.informationWrites.reportsOf(id);
+  const reports = await writable(ctx.repos).informationWrites.reportsOf(id);
   return { id, reportOf: new Map(reports.map((r) => [r.company_id, r.id])) };
 }
 
@@ -62,11 +63,16 @@ export async function linkFor(
   contactId: string,
   expiresAt = '2099-01-01T00:00:00.000Z',
 ) {
-  const contact = (await ctx.repos.db('company_contacts').where('id', contactId).first())!;
-  const [link] = await mintLinks(ctx.repos, { id: reportId, firm_id: ctx.principal.firm.id }, [contact], {
-    at: ctx.clock.now().toISOString(),
-    expiresAt,
-    publicUrl: PUBLIC_URL,
-  });
+  const contact = (await writable(ctx.repos).db('company_contacts').where('id', contactId).first())!;
+  const [link] = await mintLinks(
+    writable(ctx.repos),
+    { id: reportId, firm_id: ctx.principal.firm.id },
+    [contact],
+    {
+      at: ctx.clock.now().toISOString(),
+      expiresAt,
+      publicUrl: PUBLIC_URL,
+    },
+  );
   return link!;
 }
