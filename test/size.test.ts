@@ -28,7 +28,7 @@ const LONG_FUNCTIONS_LEFT: readonly string[] = [
 ];
 
 /** Files still over the limit; shrinking only, as above. */
-const LONG_FILES_LEFT: readonly string[] = ['db/repos/cap-table.ts'];
+const LONG_FILES_LEFT: readonly string[] = [];
 
 const sources = () => productSources().filter((f) => !EXEMPT.some((dir) => f.startsWith(dir)));
 
