@@ -122,27 +122,15 @@ function costOf(s: SecurityRecord): StoredMoney | null {
 
 const fmt = (d: Decimal): string => toText(d);
 
-/** Loads the cap table behind the returns and computes every visible (company, fund) position. */
-export async function loadReturns(
-  ctx: ReadContext,
-  filter: { companyIds?: string[]; fundIds?: string[]; asOf: string },
-): Promise<ReturnsData> {
-  const scope = ctx.principal.scope;
-  const cap = ctx.repos.capTable;
-  const { asOf } = filter;
-  const companyIds = filter.companyIds;
-  const [allSecurities, transactions, shareClasses, financings, overrides] = await Promise.all([
-    cap.securities(scope, { companyIds }),
-    cap.transactions(scope, { companyIds }),
-    cap.shareClasses(scope, { companyIds }),
-    cap.financings(scope, { companyIds }),
-    cap.fairValueOverrides(scope, { companyIds, onOrBefore: asOf }),
-  ]);
-  const fundOk = (id: string) => !filter.fundIds || filter.fundIds.includes(id);
-  const securities = allSecurities.filter((s) => fundOk(s.fund_id) && s.issue_date <= asOf);
-  const past = transactions.filter((t) => t.date <= asOf);
-  const prices = latestPrices(shareClasses, asOf);
-
+/** Every amount the returns convert, with the date of its rate: flows at their own date, values at `asOf`. */
+function amountsToConvert(
+  securities: readonly SecurityRecord[],
+  past: readonly TransactionRecord[],
+  prices: Map<string, StoredMoney>,
+  overrides: readonly FairValueOverride[],
+  financings: readonly FinancingRecord[],
+  asOf: string,
+): DatedMoney[] {
   const amounts: DatedMoney[] = [];
   for (const s of securities) {
     const cost = costOf(s);
@@ -161,12 +149,22 @@ export async function loadReturns(
       if (p) amounts.push({ money: p, date: asOf });
     }
   }
-  const fx = await rateTable(ctx, amounts);
+  return amounts;
+}
 
-  const positions = new Map<string, Position>();
-  const positionOf = (s: SecurityRecord): Position => {
+/** The (company, fund) positions being built, each flow converted into the firm's currency as it is added. */
+class PositionBook {
+  readonly positions = new Map<string, Position>();
+  private readonly fx: RateTable;
+
+  constructor(fx: RateTable) {
+    this.fx = fx;
+  }
+
+  /** The position a security belongs to, opened at its first security. */
+  of(s: SecurityRecord): Position {
     const key = `${s.company_id}\u0000${s.fund_id}`;
-    let p = positions.get(key);
+    let p = this.positions.get(key);
     if (!p) {
       p = {
         companyId: s.company_id,
@@ -180,17 +178,20 @@ export async function loadReturns(
         shares: ZERO,
         notes: [],
       };
-      positions.set(key, p);
+      this.positions.set(key, p);
     }
     return p;
-  };
-  const flow = (
+  }
+
+  /** Adds a dated flow to the position and returns its converted amount; null (and a note) with no rate. */
+  flow(
     p: Position,
     kind: CashFlow['kind'],
     money: StoredMoney,
     date: string,
     securityId: string | null,
-  ): Decimal | null => {
+  ): Decimal | null {
+    const { fx } = this;
     const converted = fx.convertedValue(money, date);
     const value = money.value === null ? null : readDecimal(money.value);
     if (converted === null || value === null || money.currency === null) {
@@ -213,8 +214,25 @@ export async function loadReturns(
       security_id: securityId,
     });
     return amount;
-  };
+  }
+}
 
+/** A security still held at the as-of date, with the shares left of it. */
+interface Held {
+  p: Position;
+  s: SecurityRecord;
+  shares: Decimal;
+}
+
+/**
+ * Books each security's investment, exercises and sale proceeds up to the as-of date, and returns the
+ * securities still held: not converted, exercised or sold out.
+ */
+function bookFlows(
+  book: PositionBook,
+  securities: readonly SecurityRecord[],
+  past: readonly TransactionRecord[],
+): Held[] {
   const byInput = new Map<string, TransactionRecord[]>();
   const outputs = new Set<string>();
   for (const t of past) {
@@ -223,14 +241,13 @@ export async function loadReturns(
     if (t.output_security_id && (t.event === 'conversion' || t.event === 'exercise'))
       outputs.add(t.output_security_id);
   }
-
-  const held: { p: Position; s: SecurityRecord; shares: Decimal }[] = [];
+  const held: Held[] = [];
   for (const s of securities) {
-    const p = positionOf(s);
+    const p = book.of(s);
     const cost = costOf(s);
     // A conversion's or exercise's output was paid for by its input (and the exercise price).
     if (cost && !outputs.has(s.id)) {
-      const a = flow(p, 'investment', cost, s.issue_date, s.id);
+      const a = book.flow(p, 'investment', cost, s.issue_date, s.id);
       if (a) p.invested = add(p.invested, a);
     }
     let shares = num(s.details.shares) ?? num(s.details.quantity) ?? ZERO;
@@ -238,7 +255,7 @@ export async function loadReturns(
     for (const t of byInput.get(s.id) ?? []) {
       if (t.event === 'exercise') {
         gone = true;
-        const a = flow(p, 'investment', t.investment_amount, t.date, s.id);
+        const a = book.flow(p, 'investment', t.investment_amount, t.date, s.id);
         if (a) p.invested = add(p.invested, a);
       } else if (t.event === 'conversion') {
         gone = true;
@@ -247,17 +264,23 @@ export async function loadReturns(
         shares = sold ? sub(shares, sold) : ZERO;
         if (sign(shares) <= 0) gone = true;
         if (t.proceeds.value !== null) {
-          const a = flow(p, 'proceeds', t.proceeds, t.date, s.id);
+          const a = book.flow(p, 'proceeds', t.proceeds, t.date, s.id);
           if (a) p.realized = add(p.realized, a);
         }
       }
     }
     if (!gone) held.push({ p, s, shares });
   }
+  return held;
+}
 
-  const latestOverride = new Map<string, FairValueOverride>();
-  for (const o of overrides) latestOverride.set(`${o.company_id}\u0000${o.fund_id}`, o);
-
+/** Adds what each held security is worth at the as-of date: shares × price, convertibles and tokens at cost. */
+function valueHeld(
+  held: readonly Held[],
+  prices: Map<string, StoredMoney>,
+  fx: RateTable,
+  asOf: string,
+): void {
   for (const { p, s, shares } of held) {
     if (s.type === 'certificate' || s.type === 'public_equity') {
       p.shares = add(p.shares, shares);
@@ -278,8 +301,22 @@ export async function loadReturns(
       if (atCost !== null) p.fairValue = add(p.fairValue, readDecimal(atCost)!);
     }
   }
+}
 
-  for (const p of positions.values()) {
+/**
+ * Settles each position's fair value (the latest override on or before the as-of date wins over
+ * shares × price) and adds it as the final flow. Overrides of positions with no security on or
+ * before the as-of date are ignored: nothing was invested.
+ */
+function closePositions(
+  positions: Iterable<Position>,
+  overrides: readonly FairValueOverride[],
+  fx: RateTable,
+  asOf: string,
+): void {
+  const latestOverride = new Map<string, FairValueOverride>();
+  for (const o of overrides) latestOverride.set(`${o.company_id}\u0000${o.fund_id}`, o);
+  for (const p of positions) {
     const o = latestOverride.get(`${p.companyId}\u0000${p.fundId}`);
     if (o) {
       const v = fx.convertedValue(o.fair_value, asOf);
@@ -303,12 +340,36 @@ export async function loadReturns(
       });
     }
   }
-  // Overrides of positions with no security on or before as_of_date are ignored: nothing was invested.
+}
 
+/** Loads the cap table behind the returns and computes every visible (company, fund) position. */
+export async function loadReturns(
+  ctx: ReadContext,
+  filter: { companyIds?: string[]; fundIds?: string[]; asOf: string },
+): Promise<ReturnsData> {
+  const scope = ctx.principal.scope;
+  const cap = ctx.repos.capTable;
+  const { asOf, companyIds } = filter;
+  const [allSecurities, transactions, shareClasses, financings, overrides] = await Promise.all([
+    cap.securities(scope, { companyIds }),
+    cap.transactions(scope, { companyIds }),
+    cap.shareClasses(scope, { companyIds }),
+    cap.financings(scope, { companyIds }),
+    cap.fairValueOverrides(scope, { companyIds, onOrBefore: asOf }),
+  ]);
+  const fundOk = (id: string) => !filter.fundIds || filter.fundIds.includes(id);
+  const securities = allSecurities.filter((s) => fundOk(s.fund_id) && s.issue_date <= asOf);
+  const past = transactions.filter((t) => t.date <= asOf);
+  const prices = latestPrices(shareClasses, asOf);
+  const fx = await rateTable(ctx, amountsToConvert(securities, past, prices, overrides, financings, asOf));
+
+  const book = new PositionBook(fx);
+  valueHeld(bookFlows(book, securities, past), prices, fx, asOf);
+  closePositions(book.positions.values(), overrides, fx, asOf);
   return {
     asOf,
     currency: fx.preferred,
-    positions: [...positions.values()].sort(
+    positions: [...book.positions.values()].sort(
       (a, b) => a.companyName.localeCompare(b.companyName) || a.fundName.localeCompare(b.fundName),
     ),
     facts: companyFacts(financings, prices, fx, asOf),
