@@ -171,11 +171,69 @@ export function securityAmounts(row: SecurityRecord): DatedMoney[] {
   }));
 }
 
+/** The fields every kind of security shows. */
+type SecurityBase = Pick<
+  Security,
+  'id' | 'issue_date' | 'fund_id' | 'company_id' | 'fund_name' | 'company_name'
+>;
+
+/** A warrant; its total cost, when not stored, is the exercise price × shares at the price's scale. */
+function warrantOut(
+  base: SecurityBase,
+  row: SecurityRecord,
+  money: (field: string) => ReturnType<MoneyConverter['amount']>,
+): Extract<Security, { type: 'warrant' }> {
+  const d = row.details;
+  const price = storedMoney(d.exercise_price);
+  const shares = decimalText(d.shares);
+  const totalCost =
+    decimalText(d.total_cost) ??
+    (price.value !== null && shares !== null
+      ? multiplyDecimal(price.value, shares, scaleOf(price.value) + scaleOf(shares), scaleOf(price.value))
+      : null);
+  return {
+    ...base,
+    type: 'warrant',
+    due_date: text(d.due_date),
+    exercise_price: money('exercise_price'),
+    shares,
+    financing_id: row.financing_id,
+    ...(totalCost !== null ? { total_cost: totalCost } : {}),
+  };
+}
+
+/** A convertible; an unknown convertible type or day count reads as null. */
+function convertibleOut(
+  base: SecurityBase,
+  row: SecurityRecord,
+  fx: MoneyConverter,
+): Extract<Security, { type: 'convertible' }> {
+  const d = row.details;
+  const kind = text(d.convertible_type);
+  const days = d.days_convention === 360 || d.days_convention === 365 ? d.days_convention : null;
+  return {
+    ...base,
+    type: 'convertible',
+    convertible_type:
+      kind && (CONVERTIBLE_TYPES as readonly string[]).includes(kind)
+        ? (kind as (typeof CONVERTIBLE_TYPES)[number])
+        : null,
+    discount: decimalText(d.discount),
+    valuation_cap: fx.optionalAmount(storedMoney(d.valuation_cap), row.issue_date),
+    maturity_date: text(d.maturity_date),
+    interest_rate: decimalText(d.interest_rate),
+    days_convention: days,
+    investment_amount: fx.amount(storedMoney(d.investment_amount), row.issue_date),
+    financing_id: row.financing_id,
+    accrued_interest: decimalText(d.accrued_interest),
+  };
+}
+
 /** The *Out shape of a security of a known kind. */
 export function toSecurity(row: SecurityRecord & { type: SecurityType }, fx: MoneyConverter): Security {
   const d = row.details;
   const money = (field: string) => fx.amount(storedMoney(d[field]), row.issue_date);
-  const base = {
+  const base: SecurityBase = {
     id: row.id,
     issue_date: row.issue_date,
     fund_id: row.fund_id,
@@ -194,24 +252,8 @@ export function toSecurity(row: SecurityRecord & { type: SecurityType }, fx: Mon
         financing_id: row.financing_id,
         share_class_name: row.share_class_name ?? text(d.share_class_name),
       };
-    case 'warrant': {
-      const price = storedMoney(d.exercise_price);
-      const shares = decimalText(d.shares);
-      const totalCost =
-        decimalText(d.total_cost) ??
-        (price.value !== null && shares !== null
-          ? multiplyDecimal(price.value, shares, scaleOf(price.value) + scaleOf(shares), scaleOf(price.value))
-          : null);
-      return {
-        ...base,
-        type: 'warrant',
-        due_date: text(d.due_date),
-        exercise_price: money('exercise_price'),
-        shares,
-        financing_id: row.financing_id,
-        ...(totalCost !== null ? { total_cost: totalCost } : {}),
-      };
-    }
+    case 'warrant':
+      return warrantOut(base, row, money);
     case 'public_equity':
       return {
         ...base,
@@ -249,26 +291,7 @@ export function toSecurity(row: SecurityRecord & { type: SecurityType }, fx: Mon
         purchase_amount: money('purchase_amount'),
         financing_id: row.financing_id,
       };
-    case 'convertible': {
-      const kind = text(d.convertible_type);
-      const days = d.days_convention === 360 || d.days_convention === 365 ? d.days_convention : null;
-      const cap = storedMoney(d.valuation_cap);
-      return {
-        ...base,
-        type: 'convertible',
-        convertible_type:
-          kind && (CONVERTIBLE_TYPES as readonly string[]).includes(kind)
-            ? (kind as (typeof CONVERTIBLE_TYPES)[number])
-            : null,
-        discount: decimalText(d.discount),
-        valuation_cap: fx.optionalAmount(cap, row.issue_date),
-        maturity_date: text(d.maturity_date),
-        interest_rate: decimalText(d.interest_rate),
-        days_convention: days,
-        investment_amount: money('investment_amount'),
-        financing_id: row.financing_id,
-        accrued_interest: decimalText(d.accrued_interest),
-      };
-    }
+    case 'convertible':
+      return convertibleOut(base, row, fx);
   }
 }
