@@ -20,7 +20,6 @@ const LONG_FUNCTIONS_LEFT: readonly string[] = [
   'db/repos/metric-writes.ts:db.transaction(…)',
   'server/app.ts:app.use(…)',
   'server/http.ts:startServer',
-  'server/metrics.ts:createMetrics',
   'tools/analytics/get-excel-plugin-guide.ts:guide',
   'analytics/portfolio.ts:loadPortfolio',
 ];
