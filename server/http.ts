@@ -91,59 +91,35 @@ function startMailWorker(config: Config, repos: Repos, clock: Clock, logger: Log
   return worker;
 }
 
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config.logLevel, { format: config.logFormat });
-  const db =
-    options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, logger });
-  // A database handed in was migrated by its owner (the CLI migrates before every command).
-  if (!options.db) await migrateLatest(db);
-  // Runs while the rest starts (loading the MCP SDK takes a moment); awaited before listening.
-  const checked = selfTest(db);
-  // Until then a failure is only the awaited one's to report.
-  checked.catch(() => {});
-  const repos = createRepos(db);
-  const clock = options.clock ?? systemClock;
-  const limits: Limits =
-    options.limits ??
-    (await createLimits(
-      {
-        perMinute: config.rateLimitPerMinute,
-        registrationsPerMinute: config.mcpRegistrationsPerMinute,
-        founderPagePerMinute: config.founderPagePerMinute,
-        redisUrl: config.redisUrl,
-      },
-      logger,
-    ));
-  // Rate limits are shared from the first request on when Redis answers within 2 s of start-up.
-  await limits.connected(2000);
-  let closing: Promise<void> | undefined;
-  const metrics = createMetrics(db, repos, clock);
-  const app = createApp({
-    metrics,
-    shuttingDown: () => closing !== undefined,
-    limits,
-    config,
-    repos,
-    clock,
+/** The rate limits of `config`, shared through Redis when it is configured. */
+function limitsOf(config: Config, logger: Logger): Promise<Limits> {
+  return createLimits(
+    {
+      perMinute: config.rateLimitPerMinute,
+      registrationsPerMinute: config.mcpRegistrationsPerMinute,
+      founderPagePerMinute: config.founderPagePerMinute,
+      redisUrl: config.redisUrl,
+    },
     logger,
-    validateOutput: options.validateOutput,
-    tools: options.tools,
-    routes: options.routes,
-  });
-  await checked.catch(async (err: unknown) => {
-    await limits.close();
-    throw err;
-  });
-  const server = app.listen(config.port, config.host);
-  server.on('clientError', answerClientError);
-  await once(server, 'listening');
-  server.requestTimeout = config.requestTimeoutMs;
-  server.headersTimeout = Math.min(config.requestTimeoutMs, 60000);
-  const port = (server.address() as AddressInfo).port;
-  const metricsServer = config.metricsPort === undefined ? undefined : await serveMetrics(metrics, config);
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  // Without PUBLIC_URL on an ephemeral port, links must name the port actually bound.
-  if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = `http://${host}:${port}`;
+  );
+}
+
+/** What the background workers run over. */
+interface WorkerDeps {
+  db: Knex;
+  repos: Repos;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * Starts the background work `config` turns on: the prune schedule, document parsing, alerts,
+ * webhook delivery, mail and reminders. `stop` stops them all at once and resolves when each has
+ * finished what it was doing.
+ */
+function startWorkers(config: Config, deps: WorkerDeps): { stop(): Promise<void> } {
+  const { db, repos, clock, logger, metrics } = deps;
   let pruning: Promise<void> | undefined;
   const prune = () => {
     pruning ??= pruneExpired(db, clock.now(), {
@@ -214,6 +190,62 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     : undefined;
   reminders?.start();
   return {
+    stop() {
+      clearInterval(pruneTimer);
+      const stopping = [parser.stop(), alerts?.stop(), webhooks?.stop(), mail?.stop(), reminders?.stop()];
+      return (async () => {
+        await pruning;
+        for (const stopped of stopping) await stopped;
+      })();
+    },
+  };
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel, { format: config.logFormat });
+  const db =
+    options.db ?? openDb(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, logger });
+  // A database handed in was migrated by its owner (the CLI migrates before every command).
+  if (!options.db) await migrateLatest(db);
+  // Runs while the rest starts (loading the MCP SDK takes a moment); awaited before listening.
+  const checked = selfTest(db);
+  // Until then a failure is only the awaited one's to report.
+  checked.catch(() => {});
+  const repos = createRepos(db);
+  const clock = options.clock ?? systemClock;
+  const limits = options.limits ?? (await limitsOf(config, logger));
+  // Rate limits are shared from the first request on when Redis answers within 2 s of start-up.
+  await limits.connected(2000);
+  let closing: Promise<void> | undefined;
+  const metrics = createMetrics(db, repos, clock);
+  const app = createApp({
+    metrics,
+    shuttingDown: () => closing !== undefined,
+    limits,
+    config,
+    repos,
+    clock,
+    logger,
+    validateOutput: options.validateOutput,
+    tools: options.tools,
+    routes: options.routes,
+  });
+  await checked.catch(async (err: unknown) => {
+    await limits.close();
+    throw err;
+  });
+  const server = app.listen(config.port, config.host);
+  server.on('clientError', answerClientError);
+  await once(server, 'listening');
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = Math.min(config.requestTimeoutMs, 60000);
+  const port = (server.address() as AddressInfo).port;
+  const metricsServer = config.metricsPort === undefined ? undefined : await serveMetrics(metrics, config);
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  // Without PUBLIC_URL on an ephemeral port, links must name the port actually bound.
+  if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = `http://${host}:${port}`;
+  const workers = startWorkers(config, { db, repos, clock, logger, metrics });
+  return {
     url: `http://${host}:${port}`,
     port,
     server,
@@ -224,13 +256,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       closing ??= (async () => {
         // Still serving while the load balancer sees /readyz at 503 and stops sending new requests.
         if (config.shutdownDrainSeconds > 0) await delay(config.shutdownDrainSeconds * 1000);
-        clearInterval(pruneTimer);
         // Stopped first: a parse still running is killed and handed back to the queue for another node.
-        const parsing = parser.stop();
-        const evaluating = alerts?.stop();
-        const delivering = webhooks?.stop();
-        const mailing = mail?.stop();
-        const reminding = reminders?.stop();
+        const stopping = workers.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get the request timeout to finish; then the rest are cut.
@@ -238,12 +265,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await closed;
         clearTimeout(timer);
         metricsServer?.close();
-        await pruning;
-        await parsing;
-        await evaluating;
-        await delivering;
-        await mailing;
-        await reminding;
+        await stopping;
         await limits.close();
         if (!options.db) await db.destroy();
       })();

@@ -18,7 +18,6 @@ const LONG_FUNCTIONS_LEFT: readonly string[] = [
   'auth/mcp-oauth/provider.ts:authorize',
   'db/repos/metric-writes.ts:db.transaction(…)',
   'server/app.ts:app.use(…)',
-  'server/http.ts:startServer',
   'tools/analytics/get-excel-plugin-guide.ts:guide',
   'analytics/portfolio.ts:loadPortfolio',
 ];
