@@ -32,6 +32,9 @@ import { csrfMatches, type Sessions } from '../web/sessions.ts';
 import type { McpClientsStore } from './clients-store.ts';
 import { AUTHORIZATION_CODE_TTL_MS, MCP_SCOPES, mcpOAuthUrls, SIGN_IN_TTL_MS } from './metadata.ts';
 
+/** The browser session of a signed-in user, as the consent steps read it. */
+type SignedIn = NonNullable<Awaited<ReturnType<Sessions['current']>>>;
+
 export interface ProviderOptions {
   repos: Repos;
   clock: Clock;
@@ -81,6 +84,59 @@ export class McpOAuthProvider implements OAuthServerProvider {
     return this.options.clock.now();
   }
 
+  /** The consent page for a signed-in user: who asks, for which firm, with which scopes. */
+  private showConsent(
+    res: Response,
+    client: OAuthClientInformationFull,
+    params: AuthorizationParams,
+    session: SignedIn,
+    request: Record<string, string | undefined>,
+    retryUrl: string,
+  ): void {
+    const verified = this.clientsStore.isMetadataUrl(client.client_id);
+    sendHtml(
+      res,
+      200,
+      consentPage({
+        csrfToken: session.csrfToken,
+        clientName: client.client_name?.trim() || (verified ? hostOf(client.client_id) : 'An unnamed client'),
+        clientVerified: verified,
+        clientHost: hostOf(client.client_id),
+        redirectHost: hostOf(params.redirectUri),
+        firmName: session.firm.name,
+        userEmail: session.user.email,
+        scopes: parseScopes(grantedScope(params.scopes)),
+        writeTools: this.options.writeTools(),
+        request,
+        retryUrl,
+      }),
+    );
+  }
+
+  /** Stores a new authorization code for the user's consent and returns it (only its hash is kept). */
+  private async issueCode(
+    client: OAuthClientInformationFull,
+    params: AuthorizationParams,
+    session: SignedIn,
+    redirectGiven: boolean,
+  ): Promise<string> {
+    const code = newToken('pds_code');
+    await this.options.repos.mcpAuth.insertCode({
+      code_hash: tokenHash(code),
+      client_id: client.client_id,
+      user_id: session.user.id,
+      redirect_uri: params.redirectUri,
+      redirect_uri_given: redirectGiven,
+      code_challenge: params.codeChallenge,
+      resource: this.urls.resource,
+      scope: grantedScope(params.scopes),
+      expires_at: new Date(this.now().getTime() + AUTHORIZATION_CODE_TTL_MS).toISOString(),
+      used_at: null,
+      grant_id: null,
+    });
+    return code;
+  }
+
   async authorize(
     client: OAuthClientInformationFull,
     params: AuthorizationParams,
@@ -114,25 +170,7 @@ export class McpOAuthProvider implements OAuthServerProvider {
     }
     const body = (req.method === 'POST' ? req.body : undefined) as Record<string, unknown> | undefined;
     if (body?.decision === undefined) {
-      const verified = this.clientsStore.isMetadataUrl(client.client_id);
-      sendHtml(
-        res,
-        200,
-        consentPage({
-          csrfToken: session.csrfToken,
-          clientName:
-            client.client_name?.trim() || (verified ? hostOf(client.client_id) : 'An unnamed client'),
-          clientVerified: verified,
-          clientHost: hostOf(client.client_id),
-          redirectHost: hostOf(params.redirectUri),
-          firmName: session.firm.name,
-          userEmail: session.user.email,
-          scopes: parseScopes(grantedScope(params.scopes)),
-          writeTools: this.options.writeTools(),
-          request,
-          retryUrl,
-        }),
-      );
+      this.showConsent(res, client, params, session, request, retryUrl);
       return;
     }
     if (!csrfMatches(session, body.csrf_token)) {
@@ -157,21 +195,7 @@ export class McpOAuthProvider implements OAuthServerProvider {
       res.redirect(303, redirect.href);
       return;
     }
-    const code = newToken('pds_code');
-    await this.options.repos.mcpAuth.insertCode({
-      code_hash: tokenHash(code),
-      client_id: client.client_id,
-      user_id: session.user.id,
-      redirect_uri: params.redirectUri,
-      redirect_uri_given: redirectGiven,
-      code_challenge: params.codeChallenge,
-      resource: urls.resource,
-      scope: grantedScope(params.scopes),
-      expires_at: new Date(this.now().getTime() + AUTHORIZATION_CODE_TTL_MS).toISOString(),
-      used_at: null,
-      grant_id: null,
-    });
-    redirect.searchParams.set('code', code);
+    redirect.searchParams.set('code', await this.issueCode(client, params, session, redirectGiven));
     res.redirect(303, redirect.href);
   }
 
