@@ -172,6 +172,96 @@ const pointKey = (p: { category_id: string; cadence: string; date: string }) =>
 // 14 columns a row: 500 rows stay far below SQLite's 32,766 bound parameters (and PostgreSQL's 65,535).
 const INSERT_BATCH = 500;
 
+/** The live data a bulk write meets, by point key, each key's oldest first. */
+async function liveRowsOf(
+  trx: Knex.Transaction,
+  scope: Scope,
+  w: BulkWrite,
+): Promise<Map<string, LiveRow[]>> {
+  const live = new Map<string, LiveRow[]>();
+  if (w.points.length > 0) {
+    const dates = w.points.map((p) => p.date).sort();
+    const categoryIds = [...new Set(w.points.map((p) => p.category_id))];
+    for (const ids of chunk(categoryIds, INSERT_BATCH)) {
+      const qb = trx('metric_data')
+        .where({ company_id: w.companyId, firm_id: scope.firmId })
+        .whereIn('category_id', ids)
+        .whereBetween('date', [dates[0]!, dates[dates.length - 1]!])
+        .whereNull('deleted_at');
+      if (w.budgetId) qb.where('budget_id', w.budgetId);
+      else qb.whereNull('budget_id');
+      const rows = (await qb
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+        .select('id', 'category_id', 'cadence', 'date', 'value', 'currency')) as LiveRow[];
+      for (const row of rows) {
+        const key = pointKey(row);
+        live.set(key, [...(live.get(key) ?? []), row]);
+      }
+    }
+  }
+  return live;
+}
+
+/**
+ * What a bulk write does to each point: inserts a new datum, or overwrites, skips or leaves the live
+ * data it met; with the metric_history row of every creation and every changed value.
+ */
+function planWrites(scope: Scope, w: BulkWrite, live: Map<string, LiveRow[]>) {
+  const inserts: Record<string, unknown>[] = [];
+  const history: Record<string, unknown>[] = [];
+  const updates: { id: string; value: string; currency: string | null; source?: string }[] = [];
+  const written: WrittenPoint[] = [];
+  for (const p of w.points) {
+    const existing = live.get(pointKey(p));
+    if (!existing) {
+      const id = newId();
+      inserts.push({
+        id,
+        firm_id: scope.firmId,
+        company_id: w.companyId,
+        category_id: p.category_id,
+        cadence: p.cadence,
+        date: p.date,
+        value: p.value,
+        currency: p.currency,
+        budget_id: w.budgetId,
+        detailed_source: p.detailed_source ?? w.detailedSource ?? 'api',
+        archived: false,
+        deleted_at: null,
+        created_at: w.at,
+        updated_at: w.at,
+      });
+      history.push(historyRow({ id, old_value: null, old_currency: null, ...p }, 0, w.userId, w.at));
+      written.push({ id, outcome: 'created', value: p.value, currency: p.currency });
+      continue;
+    }
+    const first = existing[0]!;
+    if (w.mode === 'skip') {
+      written.push({ id: first.id, outcome: 'skipped', value: first.value, currency: first.currency });
+      continue;
+    }
+    const changed = existing.filter((e) => e.value !== p.value || e.currency !== p.currency);
+    for (const e of changed) {
+      updates.push({
+        id: e.id,
+        value: p.value,
+        currency: p.currency,
+        source: p.detailed_source ?? w.detailedSource,
+      });
+      history.push(
+        historyRow({ id: e.id, old_value: e.value, old_currency: e.currency, ...p }, 0, w.userId, w.at),
+      );
+    }
+    written.push({
+      id: first.id,
+      outcome: changed.length > 0 ? 'overwritten' : 'unchanged',
+      value: p.value,
+      currency: p.currency,
+    });
+  }
+  return { inserts, history, updates, written };
+}
+
 /** A live (not deleted) datum the caller can see: its firm and, where access is limited, its company. */
 function visibleDatum(db: Knex | Knex.Transaction, scope: Scope, id: string): Knex.QueryBuilder {
   return scoped(db('metric_data'), scope, 'metric_data')
@@ -350,85 +440,14 @@ export function metricWritesRepo(db: Knex) {
         if (isPostgres(trx)) {
           await trx('companies').where({ id: w.companyId, firm_id: scope.firmId }).forUpdate().select('id');
         }
-        const live = new Map<string, LiveRow[]>();
-        if (w.points.length > 0) {
-          const dates = w.points.map((p) => p.date).sort();
-          const categoryIds = [...new Set(w.points.map((p) => p.category_id))];
-          for (const ids of chunk(categoryIds, INSERT_BATCH)) {
-            const qb = trx('metric_data')
-              .where({ company_id: w.companyId, firm_id: scope.firmId })
-              .whereIn('category_id', ids)
-              .whereBetween('date', [dates[0]!, dates[dates.length - 1]!])
-              .whereNull('deleted_at');
-            if (w.budgetId) qb.where('budget_id', w.budgetId);
-            else qb.whereNull('budget_id');
-            const rows = (await qb
-              .orderBy([{ column: 'created_at' }, { column: 'id' }])
-              .select('id', 'category_id', 'cadence', 'date', 'value', 'currency')) as LiveRow[];
-            for (const row of rows) {
-              const key = pointKey(row);
-              live.set(key, [...(live.get(key) ?? []), row]);
-            }
-          }
-        }
+        const live = await liveRowsOf(trx, scope, w);
 
         if (w.mode === 'error') {
           const conflicts = w.points.flatMap((p, i) => (live.has(pointKey(p)) ? [i] : []));
           if (conflicts.length > 0) return { written: [], conflicts };
         }
 
-        const inserts: Record<string, unknown>[] = [];
-        const history: Record<string, unknown>[] = [];
-        const updates: { id: string; value: string; currency: string | null; source?: string }[] = [];
-        const written: WrittenPoint[] = [];
-        for (const p of w.points) {
-          const existing = live.get(pointKey(p));
-          if (!existing) {
-            const id = newId();
-            inserts.push({
-              id,
-              firm_id: scope.firmId,
-              company_id: w.companyId,
-              category_id: p.category_id,
-              cadence: p.cadence,
-              date: p.date,
-              value: p.value,
-              currency: p.currency,
-              budget_id: w.budgetId,
-              detailed_source: p.detailed_source ?? w.detailedSource ?? 'api',
-              archived: false,
-              deleted_at: null,
-              created_at: w.at,
-              updated_at: w.at,
-            });
-            history.push(historyRow({ id, old_value: null, old_currency: null, ...p }, 0, w.userId, w.at));
-            written.push({ id, outcome: 'created', value: p.value, currency: p.currency });
-            continue;
-          }
-          const first = existing[0]!;
-          if (w.mode === 'skip') {
-            written.push({ id: first.id, outcome: 'skipped', value: first.value, currency: first.currency });
-            continue;
-          }
-          const changed = existing.filter((e) => e.value !== p.value || e.currency !== p.currency);
-          for (const e of changed) {
-            updates.push({
-              id: e.id,
-              value: p.value,
-              currency: p.currency,
-              source: p.detailed_source ?? w.detailedSource,
-            });
-            history.push(
-              historyRow({ id: e.id, old_value: e.value, old_currency: e.currency, ...p }, 0, w.userId, w.at),
-            );
-          }
-          written.push({
-            id: first.id,
-            outcome: changed.length > 0 ? 'overwritten' : 'unchanged',
-            value: p.value,
-            currency: p.currency,
-          });
-        }
+        const { inserts, history, updates, written } = planWrites(scope, w, live);
         await insertMany(db, trx, 'metric_data', inserts);
         await updateValues(trx, updates, w.at);
         const bySource = new Map<string, string[]>();
