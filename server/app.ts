@@ -464,29 +464,64 @@ function notFound(app: express.Express): void {
   });
 }
 
+/** A 401 or 403 with its bearer challenge (the MCP one on /mcp); false for any other error. */
+function answerAuthError(err: unknown, req: Request, res: Response, publicUrl: string): boolean {
+  if (err instanceof Unauthenticated) {
+    // A 401 from /mcp names the resource metadata, so a client can discover where to sign in.
+    const challenge =
+      req.path === '/mcp'
+        ? mcpBearerChallenge(publicUrl, err.bearerError, err.message)
+        : bearerChallenge('realm="portfolio"', err.bearerError, err.message);
+    res.setHeader('WWW-Authenticate', challenge);
+    sendProblem(res, 401, err.code, err.message);
+    return true;
+  }
+  if (err instanceof InsufficientScope) {
+    // RFC 6750 §3.1: the challenge names the scope that would have been enough.
+    const challenge =
+      req.path === '/mcp'
+        ? mcpBearerChallenge(publicUrl, 'insufficient_scope', err.message, err.requiredScope)
+        : bearerChallenge('realm="portfolio"', 'insufficient_scope', err.message, err.requiredScope);
+    res.setHeader('WWW-Authenticate', challenge);
+    sendProblem(res, 403, err.code, err.message);
+    return true;
+  }
+  return false;
+}
+
+/** A 4xx for a request body or path that could not be read; false for any other error. */
+function answerUnreadable(err: unknown, res: Response): boolean {
+  const e = err as { type?: string; status?: number; expose?: boolean; message?: string };
+  if (e?.type === 'entity.too.large') {
+    sendProblem(res, 413, 'payload_too_large', 'the request body is larger than 1 MiB');
+    return true;
+  }
+  if (e?.type === 'entity.parse.failed') {
+    sendProblem(res, 400, 'invalid_parameter', 'the request body is not valid JSON', [
+      { field: 'body', message: 'invalid JSON' },
+    ]);
+    return true;
+  }
+  // Express and body-parser mark a malformed request with a 4xx status (a path that is not valid
+  // percent-encoding, an unsupported charset): answer it, never a 500.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    const code =
+      e.status === 413
+        ? 'payload_too_large'
+        : e.status === 415
+          ? 'unsupported_media_type'
+          : 'invalid_parameter';
+    const reason = e.expose === true && e.message ? `: ${e.message}` : '';
+    sendProblem(res, e.status, code, `the request could not be read${reason}; check its encoding`);
+    return true;
+  }
+  return false;
+}
+
 /** Every error, typed or not, becomes one problem+json answer here. */
 function errors(app: express.Express, { config, logger, metrics }: AppDeps): void {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (err instanceof Unauthenticated) {
-      // A 401 from /mcp names the resource metadata, so a client can discover where to sign in.
-      const challenge =
-        req.path === '/mcp'
-          ? mcpBearerChallenge(config.publicUrl, err.bearerError, err.message)
-          : bearerChallenge('realm="portfolio"', err.bearerError, err.message);
-      res.setHeader('WWW-Authenticate', challenge);
-      sendProblem(res, 401, err.code, err.message);
-      return;
-    }
-    if (err instanceof InsufficientScope) {
-      // RFC 6750 §3.1: the challenge names the scope that would have been enough.
-      const challenge =
-        req.path === '/mcp'
-          ? mcpBearerChallenge(config.publicUrl, 'insufficient_scope', err.message, err.requiredScope)
-          : bearerChallenge('realm="portfolio"', 'insufficient_scope', err.message, err.requiredScope);
-      res.setHeader('WWW-Authenticate', challenge);
-      sendProblem(res, 403, err.code, err.message);
-      return;
-    }
+    if (answerAuthError(err, req, res, config.publicUrl)) return;
     if (err instanceof RateLimited) {
       metrics?.rateLimited();
       res.setHeader('RateLimit-Limit', String(err.limit));
@@ -500,30 +535,7 @@ function errors(app: express.Express, { config, logger, metrics }: AppDeps): voi
       sendProblem(res, err.status, err.code, err.message, err.errors);
       return;
     }
-    const e = err as { type?: string; status?: number; expose?: boolean; message?: string };
-    if (e?.type === 'entity.too.large') {
-      sendProblem(res, 413, 'payload_too_large', 'the request body is larger than 1 MiB');
-      return;
-    }
-    if (e?.type === 'entity.parse.failed') {
-      sendProblem(res, 400, 'invalid_parameter', 'the request body is not valid JSON', [
-        { field: 'body', message: 'invalid JSON' },
-      ]);
-      return;
-    }
-    // Express and body-parser mark a malformed request with a 4xx status (a path that is not valid
-    // percent-encoding, an unsupported charset): answer it, never a 500.
-    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-      const code =
-        e.status === 413
-          ? 'payload_too_large'
-          : e.status === 415
-            ? 'unsupported_media_type'
-            : 'invalid_parameter';
-      const reason = e.expose === true && e.message ? `: ${e.message}` : '';
-      sendProblem(res, e.status, code, `the request could not be read${reason}; check its encoding`);
-      return;
-    }
+    if (answerUnreadable(err, res)) return;
     if (isUnstorableText(err)) {
       sendProblem(
         res,
