@@ -74,6 +74,53 @@ async function checkFilter(ctx: ReadContext, filter: PortfolioFilter): Promise<v
 }
 
 /**
+ * Computes the summary of each of `companies` from its rows (one series query per distinct as-of
+ * month) and keeps it on the company's entry.
+ */
+async function computeSummaries(
+  ctx: ReadContext,
+  companies: readonly CompanyRow[],
+  entries: Map<string, CachedCompany>,
+  { through, preferred, rates }: { through: string; preferred: string; rates: Map<string, FxRateRow[]> },
+): Promise<void> {
+  const { scope } = ctx.principal;
+  const ids = companies.map((c) => c.id);
+  const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, through, SUMMARY_CATEGORIES);
+  // One series query per distinct as-of month (most companies share their latest month).
+  const groups = new Map<Month, string[]>();
+  for (const [id, d] of asOfDates) {
+    const asOf = monthOf(d);
+    groups.set(asOf, [...(groups.get(asOf) ?? []), id]);
+  }
+  const rowsByCompany = new Map<string, AnalyticsDatum[]>();
+  for (const [asOf, group] of groups) {
+    const since = new Map([...PORTFOLIO_LOOKBACK].map(([c, back]) => [c, firstDay(asOf - back)]));
+    for (const { company_id, ...r } of await ctx.repos.analytics.seriesMany(scope, group, since, through)) {
+      const list = rowsByCompany.get(company_id) ?? [];
+      list.push(r);
+      rowsByCompany.set(company_id, list);
+    }
+  }
+  for (const company of companies) {
+    const converted = toCompanyData(
+      rowsByCompany.get(company.id) ?? [],
+      company.reporting_currency,
+      preferred,
+      rates,
+    );
+    const asOf = asOfDates.get(company.id);
+    // The as-of month comes from every summary category, as in get_company_financial_summary.
+    const data: CompanyData = {
+      companyId: company.id,
+      companyName: company.name,
+      ...converted,
+      asOf: asOf ? monthOf(asOf) : null,
+    };
+    entries.get(company.id)!.computed = { data, summary: summarize(data, 12) };
+  }
+}
+
+/**
  * Every visible company matching the filter, with its summary figures and staleness. Each company's
  * inputs are reused from the per-node cache while its change events, the firm-wide ones, the firm's
  * currency, its FX rates and the current month are unchanged, and computed from the rows otherwise.
@@ -134,40 +181,7 @@ export async function loadPortfolio(ctx: ReadContext, filter: PortfolioFilter): 
   }
 
   const toCompute = selected.filter((c) => !entries.get(c.id)!.computed);
-  const ids = toCompute.map((c) => c.id);
-  const asOfDates = await ctx.repos.analytics.latestDates(scope, ids, through, SUMMARY_CATEGORIES);
-  // One series query per distinct as-of month (most companies share their latest month).
-  const groups = new Map<Month, string[]>();
-  for (const [id, d] of asOfDates) {
-    const asOf = monthOf(d);
-    groups.set(asOf, [...(groups.get(asOf) ?? []), id]);
-  }
-  const rowsByCompany = new Map<string, AnalyticsDatum[]>();
-  for (const [asOf, group] of groups) {
-    const since = new Map([...PORTFOLIO_LOOKBACK].map(([c, back]) => [c, firstDay(asOf - back)]));
-    for (const { company_id, ...r } of await ctx.repos.analytics.seriesMany(scope, group, since, through)) {
-      const list = rowsByCompany.get(company_id) ?? [];
-      list.push(r);
-      rowsByCompany.set(company_id, list);
-    }
-  }
-  for (const company of toCompute) {
-    const converted = toCompanyData(
-      rowsByCompany.get(company.id) ?? [],
-      company.reporting_currency,
-      preferred,
-      rates,
-    );
-    const asOf = asOfDates.get(company.id);
-    // The as-of month comes from every summary category, as in get_company_financial_summary.
-    const data: CompanyData = {
-      companyId: company.id,
-      companyName: company.name,
-      ...converted,
-      asOf: asOf ? monthOf(asOf) : null,
-    };
-    entries.get(company.id)!.computed = { data, summary: summarize(data, 12) };
-  }
+  await computeSummaries(ctx, toCompute, entries, { through, preferred, rates });
 
   const companies = selected.map((company): PortfolioCompany => {
     const { lastReported, computed } = entries.get(company.id)!;
