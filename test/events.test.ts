@@ -291,6 +291,32 @@ for (const dialect of dialects) {
       ]);
     });
 
+    it('keeps nothing of an import that fails while writing: no company, budget, note, change-log row or event', async () => {
+      const firm = (await fx.repos.firms.get(fx.firmA.id))!;
+      const before = (await stored()).length;
+      const logged = async () => Number((await t.db('change_log').count({ n: '*' }).first())?.n);
+      const loggedBefore = await logged();
+      const at = (list: string) => ({ where: `${list}[0]`, order: 0 });
+      const data = {
+        companies: [{ ...at('companies'), slug: 'halfway-co', fields: { name: 'Halfway Co' } }],
+        budgets: [{ ...at('budgets'), company_slug: 'halfway-co', name: 'Plan', date: '2026-01-01' }],
+        metrics: [],
+        notes: [{ ...at('notes'), company_slug: 'halfway-co', email: fx.editor.user.email, note: 'Kept?' }],
+        financings: [],
+      };
+      // The progress report of the last item written fails: everything before it is in the transaction.
+      const onProgress = (done: number, total: number) => {
+        if (done === total) throw new Error('the terminal went away');
+      };
+      const failed = await importData(t.db, firm, data, { now: NOW, onProgress }).catch((err: Error) => err);
+      expect(failed).to.be.instanceOf(Error).with.property('message', 'the terminal went away');
+      expect(await t.db('companies').where({ slug: 'halfway-co' })).to.deep.equal([]);
+      expect(await t.db('budgets').where({ name: 'Plan', date: '2026-01-01' })).to.deep.equal([]);
+      expect(await t.db('notes').where({ note: 'Kept?' })).to.deep.equal([]);
+      expect((await stored()).length).to.equal(before);
+      expect(await logged()).to.equal(loggedBefore);
+    });
+
     it('records a document upload, and its parse, with metadata only', async () => {
       const before = (await stored()).length;
       const form = new FormData();
