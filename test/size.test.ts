@@ -14,7 +14,7 @@ const EXEMPT = [join('db', 'seeds'), join('db', 'migrations')];
  * Functions still over the limit, as `file:name`. The list only shrinks: an entry that is no longer
  * over fails the test until it is removed, and a new long function is never added.
  */
-const LONG_FUNCTIONS_LEFT: readonly string[] = ['tools/analytics/get-excel-plugin-guide.ts:guide'];
+const LONG_FUNCTIONS_LEFT: readonly string[] = [];
 
 /** Files still over the limit; shrinking only, as above. */
 const LONG_FILES_LEFT: readonly string[] = [];

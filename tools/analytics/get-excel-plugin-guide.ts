@@ -11,13 +11,15 @@ export const GUIDE_PATHS = [
   '/docs',
 ] as const;
 
-function guide(base: string): string {
-  return `# Pulling portfolio data into a spreadsheet
+/** The guide in its sections, each a function of the base URL. */
+const intro = (base: string) => `# Pulling portfolio data into a spreadsheet
 
 You are helping a user bring this service's portfolio data into Excel (or another spreadsheet that can
 run Power Query or web requests). Base URL: ${base}
 
-## 1. Explore with the MCP tools first
+`;
+
+const explore = (_base: string) => `## 1. Explore with the MCP tools first
 - list_companies / search_companies: find company ids (search by name_contains, sector, city).
 - get_metrics_options: the metric categories (revenue, arr, cash_in_bank, ...) and custom metrics.
 - get_company_metrics: the raw data points of companies in a date range, filtered by category and cadence.
@@ -27,7 +29,9 @@ run Power Query or web requests). Base URL: ${base}
   recompute.
 Then write a refreshable Power Query that calls the REST API below, so the workbook updates without you.
 
-## 2. Get an access token (OAuth 2.0 client credentials)
+`;
+
+const token = (base: string) => `## 2. Get an access token (OAuth 2.0 client credentials)
 The user creates an OAuth application in the firm's developer settings and gets a client id and secret.
 Never write the secret into a cell; keep it in a Power Query parameter or ask the user to paste it.
 
@@ -54,7 +58,9 @@ Power Query (a query named Token; BaseUrl, ClientId and ClientSecret are paramet
     in
         Token
 
-## 3. Companies
+`;
+
+const companies = (base: string) => `## 3. Companies
 GET ${base}/v1/companies/?page_size=100 returns {count, next, previous, results}; optional name filter
 (case-insensitive substring) and ids[] (repeatable).
 
@@ -68,7 +74,9 @@ GET ${base}/v1/companies/?page_size=100 returns {count, next, previous, results}
     in
         Companies
 
-## 4. Metrics, every page (follow next)
+`;
+
+const metrics = (base: string) => `## 4. Metrics, every page (follow next)
 GET ${base}/v1/metrics/?company_id=<id>&page_size=100 (company_slug works too). Optional filters: from and
 to (YYYY-MM-DD, inclusive), category (repeatable), cadence (point_in_time, month, quarter, year),
 include_budgets=1, include_archived=0. A page holds at most 100 results; next is the absolute URL of the
@@ -97,13 +105,17 @@ Web.Contents(BaseUrl, [RelativePath = "v1/metrics/", Query = [company_id = Compa
 page = Text.From(n)]]) for n = 1, 2, ... up to Number.RoundUp(count / 100) instead of following next.
 GET ${base}/v1/metrics/options/ lists the categories for the category filter.
 
-## 5. CSV instead of JSON
+`;
+
+const csv = (base: string) => `## 5. CSV instead of JSON
 Every list path answers CSV when asked with format=csv in the query or an "Accept: text/csv" header, for
 example ${base}/v1/metrics/?company_id=<id>&page_size=100&format=csv. A CSV answer is one page with a
 header row and no next link: request page=1, 2, ... until a page has fewer than page_size rows. In Power
 Query read it with Csv.Document(Web.Contents(...), [Delimiter = ",", Encoding = 65001]) and promote headers.
 
-## 6. Reading the data correctly
+`;
+
+const reading = (base: string) => `## 6. Reading the data correctly
 - value and converted_value are decimal strings: convert with the en-US culture (decimal point), never
   by locale guessing. converted_value is in the firm's preferred currency (preferred_currency); it is
   empty when no FX rate is known.
@@ -115,6 +127,11 @@ Query read it with Csv.Document(Web.Contents(...), [Delimiter = ",", Encoding = 
   tokens expire after an hour, so fetch a new one in the same refresh.
 - Every path and parameter is documented at ${base}/docs (machine-readable: ${base}/openapi.json).
 `;
+
+const SECTIONS = [intro, explore, token, companies, metrics, csv, reading];
+
+function guide(base: string): string {
+  return SECTIONS.map((section) => section(base)).join('');
 }
 
 export const getExcelPluginGuide = defineTool({
