@@ -65,13 +65,19 @@ const queryShapes = new WeakMap<Route, QueryShape>();
 function queryShapeOf(route: Route): QueryShape {
   let found = queryShapes.get(route);
   if (!found) {
-    const shape = route.tool.input.shape as Record<string, z.ZodType>;
+    // A field the route takes in its own form is read from the query as that form says.
+    const shape = { ...route.tool.input.shape, ...route.narrower } as Record<string, z.ZodType>;
     const rename = route.rename ?? {};
     const back = new Map(Object.entries(rename).map(([q, f]) => [f, q]));
     found = {
       kinds: new Map(Object.entries(shape).map(([field, schema]) => [field, kindOf(schema)])),
       rename,
-      toQueryName: (field) => back.get(field) ?? field,
+      // `categories[1]` is `category[1]` where `category` is renamed to `categories`.
+      toQueryName: (field) => {
+        const head = /^[^.[]+/.exec(field)?.[0] ?? field;
+        const renamed = back.get(head);
+        return renamed === undefined ? field : renamed + field.slice(head.length);
+      },
     };
     queryShapes.set(route, found);
   }
@@ -158,7 +164,7 @@ export async function serveRoute(route: Route, ctx: ToolContext, req: Request, r
   const query = req.query as Record<string, unknown>;
   const csv = route.envelope === 'page' && wantsCsv(req, query);
   const { input, toQueryName } = routeInput(route, req, query);
-  const result = await runTool(route.tool, ctx, input, toQueryName);
+  const result = await runTool(route.tool, ctx, input, toQueryName, { route });
   if (csv) {
     const list = result as ListResult<Record<string, unknown>>;
     const rows = route.mcpOnly
@@ -271,6 +277,6 @@ function withoutFields(result: Record<string, unknown>, fields: readonly string[
 /** Non-GET routes: the response is computed first, so rest/idempotency.ts can store and replay it. */
 async function writeResponse(route: Route, ctx: ToolContext, req: Request): Promise<RouteResponse> {
   const { input, toQueryName } = routeInput(route, req);
-  const result = await runTool(route.tool, ctx, input, toQueryName);
+  const result = await runTool(route.tool, ctx, input, toQueryName, { route });
   return { status: route.status ?? 200, body: payload(route, ctx, req, result) };
 }

@@ -72,7 +72,11 @@ function parameters(route: Route): ZodOpenApiParameters {
     const toQuery = new Map(Object.entries(route.rename ?? {}).map(([q, f]) => [f, q]));
     const query: Shape = {};
     for (const [field, schema] of Object.entries(shape)) {
-      if (!pathFields.has(field) && field !== bodyField) query[toQuery.get(field) ?? field] = schema;
+      if (pathFields.has(field) || field === bodyField) continue;
+      // A field whose name the route gives to another field is out of a query's reach.
+      const name = toQuery.get(field) ?? field;
+      if (name === field && route.rename?.[field] !== undefined) continue;
+      query[name] = route.narrower?.[field] ?? schema;
     }
     if (route.envelope === 'page') query.format = csvFormat;
     if (Object.keys(query).length > 0) params.query = z.object(query);

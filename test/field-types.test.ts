@@ -49,9 +49,6 @@ const DIFFERENT_DATA: Record<string, string> = {
   company: 'the company (object) of a custom column value; the company name (string) of a budget',
   value:
     'a custom column value (string, list or object by column type); a metric value (string); an amount (decimal) in a money input',
-  category: "one metric's category (string); the category filter of list_metrics (repeatable, array)",
-  include_budgets:
-    "a flag (boolean) of get_company_metrics; the v1 spec's include_budgets=1 (string) of list_metrics, as GET /v1/metrics/ takes it",
   period:
     'a period label (string) of budgets and requests; a period with start and end (object) of analytics',
   source: 'a document source (string); where a figure came from (object)',

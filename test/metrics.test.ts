@@ -732,7 +732,7 @@ for (const dialect of dialects) {
       const call = (name: string, args: Record<string, unknown>) =>
         mcp.callTool({ name, arguments: { response_format: 'detailed', ...args } });
 
-      it('lists the three metrics tools over MCP but not the REST-only list_metrics', async () => {
+      it('lists the three metrics tools over MCP, get_company_metrics serving GET /v1/metrics/ too', async () => {
         const { tools } = await mcp.listTools();
         const toolNames = tools.map((tool) => tool.name);
         expect(toolNames).to.include.members([
@@ -771,6 +771,53 @@ for (const dialect of dialects) {
           ).to.deep.equal(rest.body.results);
           expect(JSON.parse(text(res))).to.deep.equal(page);
         }
+      });
+
+      it('get_company_metrics takes one company by id or slug with the filters of GET /v1/metrics/, answering as REST does', async () => {
+        const cases: [Record<string, unknown>, string][] = [
+          [{ company_slug: fx.companies.acme.slug }, `?company_slug=${fx.companies.acme.slug}`],
+          [
+            { categories: ['headcount', 'arr'], include_archived: '1', include_non_fye_aligned: false },
+            '&category=headcount&category=arr',
+          ],
+          [{ custom_metric: 'NPS Comment' }, '&custom_metric=NPS%20Comment'],
+          [{ budget_id: world.budgets.b2 }, `&budget_id=${world.budgets.b2}`],
+          [
+            { include_deleted: '1', include_budgets: true, per_page: 3, page: 2 },
+            '&include_deleted=1&include_budgets=1&page_size=3&page=2',
+          ],
+          [{ include_archived: '0', sort_by: '-created_at' }, '&include_archived=0&sort_by=-created_at'],
+          [
+            { updated_at_from: '2025-03-05', updated_at_to: '2025-04-02' },
+            '&updated_at_from=2025-03-05&updated_at_to=2025-04-02',
+          ],
+        ];
+        for (const [args, query] of cases) {
+          const res = await call('get_company_metrics', { company_id: acme, ...args });
+          expect(res.isError, query).to.not.equal(true);
+          const page = res.structuredContent as Json;
+          const rest = query.startsWith('?') ? await get(query) : await list(query);
+          expect(page.count, query).to.equal(rest.body.count);
+          // One company's rows are REST's rows exactly, without company_name.
+          expect(page.results, query).to.deep.equal(rest.body.results);
+        }
+      });
+
+      it('get_company_metrics keeps the fiscal-calendar filter to one company, and each list to its own company parameter', async () => {
+        const many = await call('get_company_metrics', {
+          company_ids: [acme],
+          include_non_fye_aligned: false,
+        });
+        expect(many.isError).to.equal(true);
+        expect(text(many)).to.contain('include_non_fye_aligned');
+        const both = await call('get_company_metrics', { company_ids: [acme], company_id: acme });
+        expect(both.isError).to.equal(true);
+        expect(text(both)).to.contain('company_ids');
+        const none = await call('get_company_metrics', {});
+        expect(none.isError).to.equal(true);
+        expect(text(none)).to.contain('company_ids');
+        // REST lists one company: company_ids is not one of its parameters.
+        await expectBad(`?company_ids=${acme}`, 'company_id', 'missing_parameter');
       });
 
       it('get_company_metrics reads several companies and pages 100 at a time', async () => {

@@ -47,12 +47,22 @@ export interface ToolRoute {
   bodyLimit?: string;
   /** Input values the route supplies when the request leaves them out, where REST keeps a default MCP does not. */
   defaults?: Record<string, unknown>;
+  /**
+   * Input fields the route takes in its own, narrower form (a REST spec's own values): schemas that
+   * replace the tool's for calls through the route, giving the handler the tool's type.
+   */
+  narrower?: Readonly<Record<string, z.ZodType>>;
   /** Fields of the tool's result a page route keeps beside the envelope's, when the result has them. */
   alongside?: readonly string[];
   /** Fields of each result row that only MCP answers carry: the REST rows keep the reference shape. */
   mcpOnly?: readonly string[];
   /** A multipart/form-data body with one file, given to the tool in `upload.field`; other form fields map like query parameters. */
   upload?: FileUpload;
+}
+
+/** How a tool was called: over one of its REST routes, or (no route) over MCP or a page. */
+export interface ToolCall {
+  route?: ToolRoute;
 }
 
 /** The REST name of the page size: `page_size` is the tool's `per_page`. */
@@ -76,7 +86,8 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   routes?: readonly ToolRoute[];
   /** The domain the tool's registry entry is under (set by toolTable in tools/registry.ts), its toolset. */
   toolset?: ReadToolset;
-  handler(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
+  /** `call.route` is the REST route being served, where the call came through one (see rest/adapter.ts). */
+  handler(ctx: ToolContext, input: z.output<I>, call?: ToolCall): Promise<z.input<O>>;
   /** A read's concise result over MCP (the default there), from its detailed one; see tools/concise.ts. */
   concise?(output: z.output<O>, input: z.output<I>): Record<string, unknown>;
   /** The fields the concise result has that the detailed one does not, listed as optional. */

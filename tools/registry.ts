@@ -64,7 +64,6 @@ import { deleteMetric } from './metrics/delete-metric.ts';
 import { getCompanyMetrics } from './metrics/get-company-metrics.ts';
 import { getCompanyRecentMetrics } from './metrics/get-company-recent-metrics.ts';
 import { getMetricsOptions } from './metrics/get-metrics-options.ts';
-import { listMetrics } from './metrics/list-metrics.ts';
 import { updateMetric } from './metrics/update-metric.ts';
 import { createNotes } from './notes/create-notes.ts';
 import { listNotes } from './notes/list-notes.ts';
@@ -107,7 +106,6 @@ export const domains: Domains = {
     getCompanyMetrics,
     getCompanyRecentMetrics,
     getMetricsOptions,
-    listMetrics,
     updateMetric,
     createMetrics,
     deleteMetric,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { mayEditCapTable, type OAuthScope, type Principal, type User } from '../core/principal.ts';
 import type { ToolContext } from './context.ts';
-import type { AnyTool, Permission } from './define.ts';
+import type { AnyTool, Permission, ToolCall, ToolRoute } from './define.ts';
 import {
   type FieldError,
   InsufficientScope,
@@ -126,9 +126,10 @@ export async function runTool(
   ctx: ToolContext,
   raw: unknown,
   rename?: (field: string) => string,
+  call?: ToolCall,
 ): Promise<unknown> {
   try {
-    const result = await validateAndRun(tool, ctx, raw, rename);
+    const result = await validateAndRun(tool, ctx, raw, rename, call);
     ctx.onToolCall?.(tool.name, 'ok');
     return result;
   } catch (err) {
@@ -140,18 +141,32 @@ export async function runTool(
   }
 }
 
+const routeSchemas = new WeakMap<object, z.ZodObject>();
+
+/** The tool's input schema, with the fields a route takes in its own form replaced by that form. */
+function inputSchema(tool: AnyTool, route: ToolRoute | undefined): z.ZodObject {
+  if (!route?.narrower) return tool.input;
+  let found = routeSchemas.get(route.narrower);
+  if (!found) {
+    found = tool.input.extend(route.narrower);
+    routeSchemas.set(route.narrower, found);
+  }
+  return found;
+}
+
 async function validateAndRun(
   tool: AnyTool,
   ctx: ToolContext,
   raw: unknown,
   rename?: (field: string) => string,
+  call?: ToolCall,
 ): Promise<unknown> {
   checkScope(tool, ctx.principal);
   const bad = unstorableText(raw);
   if (bad)
     throw InvalidInput.field((rename ?? ((f: string) => f))(fieldName(bad.path)) || 'body', bad.message);
-  const parsed = tool.input.safeParse(raw ?? {});
+  const parsed = inputSchema(tool, call?.route).safeParse(raw ?? {});
   if (!parsed.success) throw inputError(parsed.error, rename);
   checkPermission(tool, ctx);
-  return tool.handler(ctx, parsed.data);
+  return tool.handler(ctx, parsed.data, call);
 }

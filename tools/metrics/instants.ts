@@ -20,8 +20,8 @@ export function instantBound(text: string, side: 'from' | 'to'): string | null {
   return date.toISOString();
 }
 
-/** An inclusive bound on updated_at. */
-export function instantField(side: 'from' | 'to', description: string) {
+/** An inclusive bound on updated_at; `explained` adds how the instant is read to the description. */
+export function instantField(side: 'from' | 'to', description: string, explained = true) {
   return z
     .string()
     .refine((v) => instantBound(v, side) !== null, {
@@ -29,6 +29,8 @@ export function instantField(side: 'from' | 'to', description: string) {
     })
     .optional()
     .describe(
-      `${description} ISO 8601 date-time (UTC when no offset is given); a date alone covers the whole UTC day.`,
+      explained
+        ? `${description} ISO 8601 date-time (UTC when no offset is given); a date alone covers the whole UTC day.`
+        : description,
     );
 }
