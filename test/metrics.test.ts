@@ -553,6 +553,21 @@ for (const dialect of dialects) {
         await expectBad(`?company_id=${acme}&include_archived=false`, 'include_archived');
       });
 
+      it('takes only the v1 cadences and include_budgets=1, naming every bad parameter at once as the spec words it', async () => {
+        const res = await expectBad(`?company_id=${acme}&from=bad&include_budgets=true&cadence=day`, 'from');
+        expect(res.body.errors).to.deep.equal([
+          { field: 'from', message: 'Invalid ISO date' },
+          { field: 'include_budgets', message: 'Invalid input: expected "1"' },
+          {
+            field: 'cadence',
+            message: 'Invalid option: expected one of "point_in_time"|"month"|"quarter"|"year"',
+          },
+        ]);
+        await expectBad(`?company_id=${acme}&include_budgets=0`, 'include_budgets');
+        await expectBad(`?company_id=${acme}&cadence=half_year`, 'cadence');
+        await expectBad(`?company_id=${acme}&category=revenue&category=`, 'category[1]');
+      });
+
       it('filters by cadence and rejects a cadence that does not fit the category', async () => {
         expect(ids((await list('&cadence=quarter')).body)).to.deep.equal(['m13']);
         expect(ids((await list('&cadence=point_in_time')).body)).to.deep.equal([
