@@ -15,13 +15,17 @@ import { instantBound, instantField } from './instants.ts';
 
 const nonEmpty = z.string().min(1);
 
-/** What GET /v1/metrics/ takes of these (the v1 spec's values); MCP takes every cadence, and a boolean. */
+/** What GET /v1/metrics/ takes of these (the v1 spec's values and defaults); MCP takes more. */
 const V1_NARROWER = {
   include_budgets: z
     .enum(['1'])
     .optional()
     .transform((flag) => flag === '1')
     .describe('1 adds budget metrics; they are left out by default.'),
+  include_non_fye_aligned: z
+    .boolean()
+    .default(false)
+    .describe("true also lists data dated off the company's fiscal calendar; left out by default."),
   cadence: z
     .enum(['point_in_time', 'month', 'quarter', 'year'])
     .optional()
@@ -92,7 +96,6 @@ export const getCompanyMetrics = defineTool({
       summary: 'List the metrics of a company',
       rename: { ...restPaging, from: 'from_date', to: 'to_date', category: 'categories' },
       envelope: 'page',
-      defaults: { include_non_fye_aligned: false },
       narrower: V1_NARROWER,
     },
   ],
