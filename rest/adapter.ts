@@ -72,12 +72,7 @@ function queryShapeOf(route: Route): QueryShape {
     found = {
       kinds: new Map(Object.entries(shape).map(([field, schema]) => [field, kindOf(schema)])),
       rename,
-      // `categories[1]` is `category[1]` where `category` is renamed to `categories`.
-      toQueryName: (field) => {
-        const head = /^[^.[]+/.exec(field)?.[0] ?? field;
-        const renamed = back.get(head);
-        return renamed === undefined ? field : renamed + field.slice(head.length);
-      },
+      toQueryName: (field) => back.get(field) ?? field,
     };
     queryShapes.set(route, found);
   }

@@ -792,16 +792,16 @@ for (const dialect of dialects) {
         const cases: [Record<string, unknown>, string][] = [
           [{ company_slug: fx.companies.acme.slug }, `?company_slug=${fx.companies.acme.slug}`],
           [
-            { categories: ['headcount', 'arr'], include_archived: '1', include_non_fye_aligned: false },
-            '&category=headcount&category=arr',
+            { category: 'headcount', include_archived: true, include_non_fye_aligned: false },
+            '&category=headcount',
           ],
           [{ custom_metric: 'NPS Comment' }, '&custom_metric=NPS%20Comment'],
           [{ budget_id: world.budgets.b2 }, `&budget_id=${world.budgets.b2}`],
           [
-            { include_deleted: '1', include_budgets: true, per_page: 3, page: 2 },
+            { include_deleted: true, include_budgets: true, per_page: 3, page: 2 },
             '&include_deleted=1&include_budgets=1&page_size=3&page=2',
           ],
-          [{ include_archived: '0', sort_by: '-created_at' }, '&include_archived=0&sort_by=-created_at'],
+          [{ include_archived: false, sort_by: '-created_at' }, '&include_archived=0&sort_by=-created_at'],
           [
             { updated_at_from: '2025-03-05', updated_at_to: '2025-04-02' },
             '&updated_at_from=2025-03-05&updated_at_to=2025-04-02',

@@ -6,7 +6,6 @@ import type { ToolContext } from '../context.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { InvalidInput, MissingParameter } from '../errors.ts';
 import { resolveCompany } from '../schemas/company-ref.ts';
-import { isoDateField } from '../schemas/dates.ts';
 import { ConciseData, conciseData, Datum, toDatum } from '../schemas/datum.ts';
 import { listOf, MAX_PER_PAGE, pageFields, pageResult, toPage } from '../schemas/page.ts';
 import { sortByField, sortDirection } from '../schemas/sort-by.ts';
@@ -22,6 +21,21 @@ const V1_NARROWER = {
     .optional()
     .transform((flag) => flag === '1')
     .describe('1 adds budget metrics; they are left out by default.'),
+  // Repeatable here; one category over MCP.
+  category: z
+    .array(nonEmpty)
+    .optional()
+    .describe('Only these categories (repeatable): standard names, custom, or custom metric display names.'),
+  include_deleted: z
+    .enum(['1'])
+    .optional()
+    .transform((flag) => flag === '1')
+    .describe('1 includes deleted metrics; left out by default.'),
+  include_archived: z
+    .enum(['0', '1'])
+    .default('1')
+    .transform((flag) => flag === '1')
+    .describe('0 leaves archived metrics out; by default (1) they are included.'),
   include_non_fye_aligned: z
     .boolean()
     .default(false)
@@ -35,46 +49,25 @@ const V1_NARROWER = {
 };
 
 // In the order of the v1 parameters, so that a REST answer naming several of them names them as before.
+// Short descriptions: the names say most, and every MCP session is sent them (test/tools-list-size).
 const input = z.object({
-  company_ids: z
-    .array(nonEmpty)
-    .min(1)
-    .max(MAX_PER_PAGE)
-    .optional()
-    .describe('Company ids (list_companies); or company_id or company_slug.'),
+  company_ids: z.array(nonEmpty).min(1).max(MAX_PER_PAGE).optional().describe('Ids (list_companies).'),
   ...pageFields,
-  company_id: nonEmpty.optional().describe('Instead of company_ids.'),
-  company_slug: nonEmpty.optional().describe('Instead of company_id.'),
-  from_date: isoDateField('Only data dated on or after this date (inclusive).'),
-  to_date: isoDateField('Only data dated on or before this date (inclusive).'),
-  category: nonEmpty
-    .optional()
-    .describe(
-      'One category: a standard name such as revenue or cash_in_bank, custom for every custom metric, ' +
-        'or a custom metric display name (see get_metrics_options).',
-    ),
-  categories: z.array(nonEmpty).optional().describe('Several categories.'),
-  budget_id: nonEmpty.optional().describe("Only this budget's metrics."),
-  include_budgets: z
-    .boolean()
-    .default(false)
-    .describe('True adds budget metrics to the actuals. Default false.'),
-  include_deleted: z.enum(['1']).optional().describe('1 adds deleted metrics.'),
-  include_archived: z.enum(['0', '1']).default('1').describe('0 leaves archived metrics out.'),
-  include_non_fye_aligned: z
-    .boolean()
-    .optional()
-    .describe('False: only fiscal-calendar periods (one company).'),
-  cadence: z
-    .enum(ALL_CADENCES)
-    .optional()
-    .describe(
-      'point_in_time for stocks (cash, ARR, headcount); month, quarter or year for flows (revenue, burn).',
-    ),
-  custom_metric: nonEmpty.optional().describe('Only this custom metric (display name).'),
-  updated_at_from: instantField('from', 'Updated at or after (ISO 8601 instant or date).', false),
-  updated_at_to: instantField('to', 'Updated at or before (ISO 8601 instant or date).', false),
-  sort_by: sortByField.describe('-created_at: newest first; created_at: oldest first.'),
+  company_id: nonEmpty.optional().describe('One id.'),
+  company_slug: nonEmpty.optional().describe('Slug.'),
+  from_date: z.iso.date().optional().describe('Inclusive.'),
+  to_date: z.iso.date().optional().describe('Inclusive.'),
+  category: nonEmpty.optional().describe('A category (get_metrics_options).'),
+  budget_id: nonEmpty.optional().describe('Budget.'),
+  include_budgets: z.boolean().default(false).describe('Add budgets.'),
+  include_deleted: z.boolean().optional().describe('Add deleted.'),
+  include_archived: z.boolean().default(true).describe('False: no archived.'),
+  include_non_fye_aligned: z.boolean().optional().describe('False: fiscal periods only.'),
+  cadence: z.enum(ALL_CADENCES).optional().describe('point_in_time: stocks.'),
+  custom_metric: nonEmpty.optional().describe('Name.'),
+  updated_at_from: instantField('from', 'ISO 8601.', false),
+  updated_at_to: instantField('to', 'ISO 8601.', false),
+  sort_by: sortByField.describe('-created_at or created_at.'),
 });
 
 type Input = z.output<typeof input>;
@@ -83,7 +76,7 @@ export const getCompanyMetrics = defineTool({
   name: 'get_company_metrics',
   title: 'Get company metrics',
   description:
-    "Metric data points (revenue, ARR, cash, headcount, custom metrics …) of one or more companies, oldest first, also converted into the firm's currency. Categories: get_metrics_options; latest values only: get_company_recent_metrics.",
+    "Metric data points of companies, oldest first, also in the firm's currency; latest: get_company_recent_metrics.",
   input,
   output: listOf(Datum.extend({ company_name: z.string().optional() })),
   annotations: readOnly,
@@ -94,7 +87,7 @@ export const getCompanyMetrics = defineTool({
       method: 'GET',
       path: '/v1/metrics/',
       summary: 'List the metrics of a company',
-      rename: { ...restPaging, from: 'from_date', to: 'to_date', category: 'categories' },
+      rename: { ...restPaging, from: 'from_date', to: 'to_date' },
       envelope: 'page',
       narrower: V1_NARROWER,
     },
@@ -122,8 +115,8 @@ export const getCompanyMetrics = defineTool({
         to: input.to_date,
         budgetId: input.budget_id,
         includeBudgets: input.include_budgets,
-        includeDeleted: input.include_deleted === '1',
-        includeArchived: input.include_archived === '1',
+        includeDeleted: input.include_deleted === true,
+        includeArchived: input.include_archived,
         cadence: input.cadence,
         ...updated,
         periodEnds:
@@ -190,7 +183,9 @@ async function companiesOf(
 
 /** The category ids of the category and custom_metric filters; the category table is read only for them. */
 async function categoryFilter(ctx: ToolContext, input: Input): Promise<string[] | undefined> {
-  const asked = input.category ? [input.category, ...(input.categories ?? [])] : input.categories;
+  // GET /v1/metrics/ gives a list (its own form of the field, V1_NARROWER); MCP one name.
+  const category: string | readonly string[] | undefined = input.category;
+  const asked = typeof category === 'string' ? [category] : category;
   if (!asked?.length && !input.custom_metric) return undefined;
   const categories = await CategoryIndex.load(ctx);
   const selection = categories.selectCategories(asked, 'category');
