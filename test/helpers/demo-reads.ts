@@ -10,6 +10,8 @@ export interface DemoIds {
   firmId: string;
   companyId: string;
   documentId: string;
+  /** A spreadsheet's document: the one with the most proposed figures, else the first document. */
+  spreadsheetId: string;
   fundId: string;
 }
 
@@ -20,11 +22,17 @@ export async function demoIds(db: Knex): Promise<DemoIds> {
   const company = await db('companies').where('firm_id', user.firm_id).orderBy('name').first('id');
   const document = await db('documents').where('firm_id', user.firm_id).orderBy('uploaded_at').first('id');
   const fund = await db('funds').where('firm_id', user.firm_id).orderBy('name').first('id');
+  const spreadsheet = await db('extraction_proposals')
+    .where('firm_id', user.firm_id)
+    .groupBy('document_id')
+    .orderByRaw('count(*) desc')
+    .first('document_id');
   return {
     token: await issueToken(repos, user),
     firmId: user.firm_id,
     companyId: company.id,
     documentId: document.id,
+    spreadsheetId: spreadsheet?.document_id ?? document.id,
     fundId: fund.id,
   };
 }
@@ -43,6 +51,7 @@ export function typicalInputs(ids: DemoIds): Record<string, Record<string, unkno
     get_budget_variance: {},
     list_documents: {},
     get_document_content: { document_id: ids.documentId },
+    list_document_proposals: { document_id: ids.spreadsheetId },
     search_documents: { query: 'revenue' },
     list_notes: {},
     search_notes: { query: 'board' },
