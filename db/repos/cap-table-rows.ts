@@ -8,6 +8,7 @@ import type {
   NewShareClass,
   NewTransaction,
   PostMoneyOverride,
+  SecurityRecord,
   StoredMoney,
 } from './cap-table-types.ts';
 import { bool, type QB } from './util.ts';
@@ -47,19 +48,8 @@ export interface ShareClassRow extends MoneyColumns<'price_per_share'> {
   include_in_fair_value: unknown;
 }
 
-export interface SecurityRow {
-  id: string;
-  company_id: string;
-  company_name: string;
-  fund_id: string;
-  fund_name: string;
-  financing_id: string | null;
-  share_class_id: string | null;
-  share_class_name: string | null;
-  type: string;
-  issue_date: string;
-  details: unknown;
-}
+/** A security as stored: its record with `details` still the JSON text (or object) the database gave. */
+export type SecurityRow = Omit<SecurityRecord, 'details'> & { details: unknown };
 
 export interface TransactionRow extends MoneyColumns<'investment_amount'>, MoneyColumns<'proceeds'> {
   id: string;
