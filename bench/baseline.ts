@@ -3,7 +3,7 @@
 // `work DATABASE_URL PORT PUBLIC_URL`: the work the service must do for GET /v1/metrics/ and
 // GET /v1/companies/, with every statement prepared once: hash the bearer token and resolve it with its
 // user and firm (and record its use at most once a minute), the user's company access, the company
-// check, the count, the page, the FX rates of the page, the funds of the companies, and the same JSON.
+// check, the count, the page, the FX rates of the page, the funds and leads of the companies, and the same JSON.
 // `bytes FILE PORT`: replies the bytes in FILE (`{"type": …, "body": …}`) to every request.
 // Usage: tsx bench/baseline.ts work|bytes …
 import { createHash } from 'node:crypto';
@@ -115,6 +115,15 @@ function workServer(url: string, publicUrl: string) {
     companiesPage: prepare(
       'b_cpage',
       'select * from companies where firm_id = ? order by name, id limit ? offset ?',
+    ),
+    leads: prepare(
+      'b_leads',
+      // The service's statement has one placeholder per id; here the ids are one bound JSON array.
+      postgres
+        ? 'select id, first_name, last_name, email from users where firm_id = ? and id in ' +
+            '(select json_array_elements_text(?::json))'
+        : 'select id, first_name, last_name, email from users where firm_id = ? and id in ' +
+            '(select value from json_each(?))',
     ),
     funds: prepare(
       'b_funds',
@@ -228,6 +237,11 @@ function workServer(url: string, publicUrl: string) {
     return { count, page, size, results };
   }
 
+  const leadOf = (l: Row | undefined) => ({
+    investment_lead_name: l ? `${l.first_name} ${l.last_name}`.trim() : null,
+    investment_lead_email: l ? l.email : null,
+  });
+
   async function companies(u: URL, who: { firmId: string }) {
     const page = Number(u.searchParams.get('page') ?? 1);
     const size = Number(u.searchParams.get('page_size') ?? 100);
@@ -240,6 +254,11 @@ function workServer(url: string, publicUrl: string) {
       for (const f of await q.funds([JSON.stringify(ids)])) {
         funds.get(f.company_id as string)!.push(f.fund_id as string);
       }
+    }
+    const leadIds = [...new Set(rows.map((r) => r.investment_lead_id).filter((id) => !!id))];
+    const leads = new Map<string, Row>();
+    if (leadIds.length > 0) {
+      for (const l of await q.leads([who.firmId, JSON.stringify(leadIds)])) leads.set(l.id as string, l);
     }
     const results = rows.map((r) => ({
       id: r.id,
@@ -256,6 +275,7 @@ function workServer(url: string, publicUrl: string) {
       fiscal_year_end: r.fiscal_year_end,
       reporting_currency: r.reporting_currency,
       investment_lead_id: r.investment_lead_id,
+      ...leadOf(leads.get(r.investment_lead_id as string)),
       invested_fund_ids: funds.get(r.id as string),
     }));
     return { count, page, size, results };
