@@ -10,8 +10,8 @@ export interface Question {
   question: string;
   /** The calls an assistant makes, each from what the earlier ones answered. */
   ask(call: Call): Promise<void>;
-  /** What the answer must contain: figures (within a cent or 0.01 %) and names. */
-  expect(detailed: Call): Promise<{ figures: number[]; names: string[] }>;
+  /** What the answer must contain, recomputed from the database rows: figures (within a cent or 0.01 %) and names. */
+  expect(): Promise<{ figures: number[]; names: string[] }>;
 }
 
 const rows = (answer: Json) => answer.results as Json[];
@@ -80,6 +80,11 @@ async function latestMonth(db: Knex, companyId: string): Promise<number> {
 export function rowQuestions(all: Knex, firmId: string, today: string): Question[] {
   // Every table read here has firm_id: the demo firm's rows only.
   const db = ((table: string) => all(table).where(`${table}.firm_id`, firmId)) as unknown as Knex;
+  return [...periodQuestions(db), ...listQuestions(db, today)];
+}
+
+/** Questions of periods: fiscal and calendar quarters, budgets and their cadence. */
+function periodQuestions(db: Knex): Question[] {
   return [
     {
       question: "Nimbus DB's revenue per fiscal quarter (its year ends 31 January) over the last 12 months",
@@ -148,6 +153,12 @@ export function rowQuestions(all: Knex, firmId: string, today: string): Question
         };
       },
     },
+  ];
+}
+
+/** Questions of lists and totals: who reported last when, rounds, open reports, runway. */
+function listQuestions(db: Knex, today: string): Question[] {
+  return [
     {
       question: 'Which companies have reported nothing since before August 2026',
       ask: async (call) => {
@@ -210,25 +221,30 @@ export function rowQuestions(all: Knex, firmId: string, today: string): Question
         return { figures: [], names: open.map((r) => r.name) };
       },
     },
-    {
-      question: "Atlas Ledger's runway and trailing twelve months' revenue",
-      ask: async (call) => {
-        const found = await call('search_companies', { name_contains: 'Atlas' });
-        await call('get_company_financial_summary', { company_id: String(rows(found)[0]!.id) });
-      },
-      expect: async () => {
-        const atlas = await companyNamed(db, 'Atlas Ledger');
-        const end = await latestMonth(db, atlas.id);
-        const revenue = byMonth(await monthly(db, 'revenue', atlas.id));
-        const burn = byMonth(await monthly(db, 'net_burn', atlas.id));
-        const cash = byMonth(await monthly(db, 'cash_in_bank', atlas.id), 'point_in_time');
-        const sum = (m: Map<number, number>, n: number) =>
-          Array.from({ length: n }, (_, i) => m.get(end - i)!).reduce((a, b) => a + b, 0);
-        const runway = cash.get(end)! / (sum(burn, 3) / 3);
-        return { figures: [round2(runway), round2(sum(revenue, 12))], names: [] };
-      },
-    },
+    runwayQuestion(db),
   ];
+}
+
+/** Runway and TTM revenue of one company, from its monthly rows. */
+function runwayQuestion(db: Knex): Question {
+  return {
+    question: "Atlas Ledger's runway and trailing twelve months' revenue",
+    ask: async (call) => {
+      const found = await call('search_companies', { name_contains: 'Atlas' });
+      await call('get_company_financial_summary', { company_id: String(rows(found)[0]!.id) });
+    },
+    expect: async () => {
+      const atlas = await companyNamed(db, 'Atlas Ledger');
+      const end = await latestMonth(db, atlas.id);
+      const revenue = byMonth(await monthly(db, 'revenue', atlas.id));
+      const burn = byMonth(await monthly(db, 'net_burn', atlas.id));
+      const cash = byMonth(await monthly(db, 'cash_in_bank', atlas.id), 'point_in_time');
+      const sum = (m: Map<number, number>, n: number) =>
+        Array.from({ length: n }, (_, i) => m.get(end - i)!).reduce((a, b) => a + b, 0);
+      const runway = cash.get(end)! / (sum(burn, 3) / 3);
+      return { figures: [round2(runway), round2(sum(revenue, 12))], names: [] };
+    },
+  };
 }
 
 /** Per company: the latest month with a monthly revenue budget figure and an actual; the most negative variance %. */
