@@ -51,16 +51,32 @@ function listedAnnotations(tool: AnyTool): McpTool['annotations'] {
     : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
 }
 
-/** Declares the field a cut result carries (see tools/truncate.ts), so a client can rely on it; its name says when. */
-const TRUNCATED = { type: 'object' };
+/** The fields of a page of results, stated once in the server's instructions rather than on every list. */
+const PAGE_FIELDS = ['count', 'page', 'per_page', 'has_more'];
 
+/**
+ * What many results share is said once, in the server's instructions (INSTRUCTIONS), not in every tool's
+ * listed result: a page's count, page, per_page and has_more, a concise list's same_in_every_result, and the
+ * truncated field of a cut result (tools/truncate.ts). A result's schema stays open, so each still holds.
+ */
 function outputSchema(tool: AnyTool): McpTool['outputSchema'] {
   const schema = jsonSchema(mcpOutput(tool), 'output') as { properties?: Record<string, unknown> };
-  return {
-    ...schema,
-    properties: { ...schema.properties, truncated: TRUNCATED },
-  } as unknown as McpTool['outputSchema'];
+  const properties = { ...schema.properties };
+  if (PAGE_FIELDS.every((f) => f in properties) && 'results' in properties)
+    for (const f of PAGE_FIELDS) delete properties[f];
+  delete properties.same_in_every_result;
+  return { ...schema, properties } as unknown as McpTool['outputSchema'];
 }
+
+/** The server's instructions: what every tool shares, said once instead of in each listing. */
+const INSTRUCTIONS =
+  'Portfolio data of one investment firm: companies, metrics, budgets, documents, notes, custom ' +
+  'columns, information requests and reports, funds, users and cap tables. Start with ' +
+  'list_companies or search_companies to find company ids. Reads answer concisely; response_format ' +
+  'detailed adds data-point ids (for update_metric, delete_metric), audit times and sources. ' +
+  'A paged list (page, per_page) also answers count (over all pages), page, per_page and has_more; concise lists ' +
+  'state a field that is the same in every result once, in same_in_every_result. A result cut to fit ' +
+  'its size carries truncated: what was left out and how to ask for it.';
 
 export function describeTool(tool: AnyTool): McpTool {
   return {
@@ -229,11 +245,7 @@ export function createMcpServer(ctx: ToolContext, options: McpOptions): Server {
       prompts: { listChanged: false },
       resources: { listChanged: false },
     },
-    instructions:
-      'Portfolio data of one investment firm: companies, metrics, budgets, documents, notes, custom ' +
-      'columns, information requests and reports, funds, users and cap tables. Start with ' +
-      'list_companies or search_companies to find company ids. Reads answer concisely; response_format ' +
-      'detailed adds data-point ids (for update_metric, delete_metric), audit times and sources.',
+    instructions: INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => listing());
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({

@@ -59,6 +59,34 @@ describe('the tools/list answer stays small', () => {
     withinLimits(answer, 'default');
   });
 
+  it("states the result fields every list shares once, in the server's instructions, and not on each listed tool", async () => {
+    const client = await mcpClient(server.url, fx.admin.pat);
+    clients.push(client);
+    const { tools } = await client.listTools();
+    // A list of results with page and per_page inputs is a page: its count, page, per_page and has_more go unlisted.
+    const paged = tools.filter(
+      (tool) =>
+        ['page', 'per_page'].every((field) => field in (tool.inputSchema.properties ?? {})) &&
+        'results' in (tool.outputSchema?.properties ?? {}),
+    );
+    expect(paged.map((tool) => tool.name)).to.include.members(['list_companies', 'screen_companies']);
+    for (const tool of paged)
+      expect(tool.outputSchema?.properties, tool.name).to.not.have.any.keys('count', 'per_page', 'has_more');
+    const listed = JSON.stringify(tools);
+    for (const field of [
+      'same_in_every_result',
+      'truncated',
+      'has_more',
+      'list_companies or search_companies',
+    ]) {
+      if (field !== 'has_more') expect(listed).not.to.include(field);
+      expect(client.getInstructions()).to.include(field);
+    }
+    // The results themselves keep those fields, and the SDK client checks each against its listed schema.
+    const page = await client.callTool({ name: 'list_companies', arguments: { per_page: 1 } });
+    expect(page.structuredContent).to.include.keys('count', 'page', 'per_page', 'has_more');
+  });
+
   it('lists the read tools by default when MCP_WRITE_TOOLS is on, and the write tools in the writes toolset', async () => {
     const reads = await listing(writer);
     expect(reads.tools.some((tool) => toolByName(tool.name)?.write)).to.equal(false);

@@ -13,7 +13,7 @@ export const getCompanyNotesSummary = defineTool({
   description:
     "Summary of one company's notes: count, authors with counts, first and last dates, and the newest notes (cut at 2,000 characters). Full texts: list_notes.",
   input: z.object({
-    company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
+    company_id: z.string().min(1).describe('Company id.'),
     recent_notes_limit: z
       .number()
       .int()

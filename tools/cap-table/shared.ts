@@ -15,15 +15,15 @@ export function filterObject<S extends z.ZodRawShape>(shape: S) {
 }
 
 /** An optional list of ids; omitted, null or empty means no filter. */
-export function idsFilter(what: string, source: string) {
+export function idsFilter(what: string, source?: string) {
   return z
     .array(z.string())
     .max(1000)
     .nullish()
-    .describe(`Only these ${what} ids (${source}); omitted or empty: all.`);
+    .describe(`Only these ${what} ids${source ? ` (${source})` : ''}; omitted or empty: all.`);
 }
 
-export const companyIdsFilter = idsFilter('company', 'from list_companies or search_companies');
+export const companyIdsFilter = idsFilter('company');
 
 export const includeFxDetails = z
   .boolean()

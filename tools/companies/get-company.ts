@@ -8,7 +8,7 @@ export const getCompany = defineTool({
   title: 'Get one company',
   description: 'Every field of one portfolio company by id.',
   input: z.object({
-    company_id: z.string().min(1).describe('Company id, as returned by list_companies or search_companies.'),
+    company_id: z.string().min(1).describe('Company id.'),
   }),
   output: Company,
   annotations: readOnly,

@@ -14,11 +14,7 @@ export const listDocuments = defineTool({
   input: z
     .object({
       ...pageFields,
-      company_id: z
-        .string()
-        .min(1)
-        .optional()
-        .describe('Only documents of this company id (from list_companies or search_companies).'),
+      company_id: z.string().min(1).optional().describe('Only documents of this company id.'),
       parse_state: z.enum(PARSE_STATES).optional().describe('Only documents in this parse state.'),
       from_date: isoDateField('Only documents uploaded on or after this date (UTC).'),
       to_date: isoDateField('Only documents uploaded on or before this date (UTC).'),

@@ -39,11 +39,7 @@ export const listInformationReports = defineTool({
     "Companies' answers to information requests: status, submission, lateness, items completed of those requested; the request due last first, then by company name. With information_request_id it also names the companies not asked. Concise: one table row per report with item counts; each item's status: response_format detailed.",
   input: z.object({
     ...pageFields,
-    company_id: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Only reports of this company id (from list_companies or search_companies).'),
+    company_id: z.string().min(1).optional().describe('Only reports of this company id.'),
     information_request_id: z
       .string()
       .min(1)

@@ -10,7 +10,7 @@ export const getCompanyRecentMetrics = defineTool({
   description:
     'The latest data points of one company, newest first, optionally of one category, shaped as in get_company_metrics. For "what is the current cash / ARR / headcount"; for trends use get_company_performance.',
   input: z.object({
-    company_id: z.string().min(1).describe('Company id, from list_companies or search_companies.'),
+    company_id: z.string().min(1).describe('Company id.'),
     category: z
       .string()
       .min(1)

@@ -4,10 +4,7 @@ import { FxRateUsed } from '../../analytics/figure.ts';
 import { PERIOD_UNITS } from '../../analytics/periods.ts';
 import type { CompanyData } from '../../analytics/series.ts';
 
-export const companyIdInput = z
-  .string()
-  .min(1)
-  .describe('Company id, from list_companies or search_companies.');
+export const companyIdInput = z.string().min(1).describe('Company id.');
 
 /** The `months` input: 1 to 120, default 12; what it bounds differs per tool. */
 export function monthsInput(description: string) {

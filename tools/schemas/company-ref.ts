@@ -11,11 +11,7 @@ export interface CompanyRef {
 /** The `company_id` parameter and the optional `company_slug` alternative REST needs. */
 export function companyRefFields(what: string) {
   return {
-    company_id: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(`Only ${what} of this company id (from list_companies or search_companies).`),
+    company_id: z.string().min(1).optional().describe(`Only ${what} of this company id.`),
     company_slug: z
       .string()
       .min(1)

@@ -22,7 +22,7 @@ export function toContact(row: ContactRow): z.infer<typeof Contact> {
 }
 
 export const contactFields = {
-  company_id: z.string().min(1).describe('Company id (list_companies or search_companies).'),
+  company_id: z.string().min(1).describe('Company id.'),
   name: z.string().min(1).max(255).describe("The person's name, as mail greets them."),
   email: z.string().min(3).max(254).describe('Their e-mail address.'),
 };
