@@ -720,6 +720,59 @@ for (const dialect of dialects) {
       expect(haze.null_reasons!.budget_revenue).to.equal('the company has no budget');
     });
 
+    it('compares a quarterly budget figure with the quarterly actual of its own months, never summing monthly actuals into it', async () => {
+      const columns = ['budget_revenue', 'budget_revenue_actual', 'budget_revenue_variance_pct'];
+      const aurora = async () =>
+        (await call<Screen>({ sector: 'saas', columns })).results.find((r) => r.name === 'Aurora')!;
+      // A plan of fiscal quarters (Aug–Oct), newer than Aurora's monthly plan.
+      const budget = newId();
+      await t.db('budgets').insert({
+        id: budget,
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        name: 'Fiscal plan',
+        date: '2025-06-01',
+        created_at: T,
+      });
+      const quarter = (budgetId: string | null, value: string) => ({
+        id: newId(),
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        category_id: standardCategoryId('revenue'),
+        cadence: 'quarter',
+        date: '2025-10-31',
+        value,
+        currency: 'USD',
+        budget_id: budgetId,
+        detailed_source: '',
+        archived: false,
+        deleted_at: null,
+        created_at: T,
+        updated_at: T,
+      });
+      try {
+        await t.db('metric_data').insert(quarter(budget, '150000.00'));
+        await announceMetricChange(t.db, fx.firmA.id, ids.a!);
+        const monthsOnly = await aurora();
+        expect(monthsOnly.budget_revenue).to.equal(null);
+        expect(monthsOnly.null_reasons!.budget_revenue).to.match(
+          /no reported revenue for a period of budget "Fiscal plan"/,
+        );
+        await t.db('metric_data').insert(quarter(null, '120000.00'));
+        await announceMetricChange(t.db, fx.firmA.id, ids.a!);
+        expect(await aurora()).to.deep.include({
+          budget_period: '2025-08/2025-10',
+          budget_revenue: '150000.00',
+          budget_revenue_actual: '120000.00',
+          budget_revenue_variance_pct: '-20.00',
+        });
+      } finally {
+        await t.db('metric_data').where({ company_id: ids.a!, cadence: 'quarter' }).delete();
+        await t.db('budgets').where({ id: budget }).delete();
+        await announceMetricChange(t.db, fx.firmA.id, ids.a!);
+      }
+    });
+
     it('gives valuation, ownership, MOIC and fair value from the cap table, as get_investment_metrics does', async () => {
       const columns = ['post_money_valuation', 'ownership_pct', 'moic', 'fair_value'];
       const res = await call<Screen>({ columns, sort_by: '-post_money_valuation', per_page: 2 });
