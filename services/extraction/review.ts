@@ -1,5 +1,5 @@
 import { isMonetary } from '../../core/categories.ts';
-import { isDecimal, mul, neg, parseDecimal, sign, toText } from '../../core/decimal.ts';
+import { type Decimal, mul, neg, parseDecimal, sign, toText } from '../../core/decimal.ts';
 import { type FieldError, InvalidInput, NotFound, ToolError } from '../../core/errors.ts';
 import type { ProposalRow, ReviewedDocument, SettledProposal } from '../../db/repos/extraction.ts';
 import type { ConflictMode, PointOutcome } from '../../db/repos/metric-writes.ts';
@@ -97,13 +97,26 @@ function selectOpen(
   return [...selected.values()];
 }
 
+/** A correction as checked: its category found and its multiplier parsed. */
+interface CheckedCorrection {
+  c: Correction;
+  category?: CategoryRow;
+  multiplier?: Decimal;
+}
+
 /** The value after a correction's multiplier and sign. */
-function corrected(value: string | null, c: Correction | undefined): string | null {
-  if (value === null || !c || (c.multiplier === undefined && !c.flip_sign)) return value;
+function corrected(value: string | null, k: CheckedCorrection | undefined): string | null {
+  if (value === null || !k || (k.multiplier === undefined && !k.c.flip_sign)) return value;
   let v = parseDecimal(value)!;
-  if (c.multiplier !== undefined) v = mul(v, parseDecimal(c.multiplier)!);
-  if (c.flip_sign) v = neg(v);
+  if (k.multiplier !== undefined) v = mul(v, k.multiplier);
+  if (k.c.flip_sign) v = neg(v);
   return toText(v);
+}
+
+/** A multiplier as a person types it (white space around it ignored), if it is a positive decimal. */
+function readMultiplier(text: string): Decimal | undefined {
+  const m = parseDecimal(text.trim());
+  return m && sign(m) > 0 ? m : undefined;
 }
 
 /** Each correction checked, by the id of each proposal it corrects. */
@@ -111,8 +124,8 @@ function correctionsById(
   corrections: readonly Correction[],
   index: CategoryIndex,
   known: ReadonlySet<string>,
-): { byId: Map<string, { c: Correction; category?: CategoryRow }>; errors: FieldError[] } {
-  const byId = new Map<string, { c: Correction; category?: CategoryRow }>();
+): { byId: Map<string, CheckedCorrection>; errors: FieldError[] } {
+  const byId = new Map<string, CheckedCorrection>();
   const errors: FieldError[] = [];
   corrections.forEach((c, i) => {
     const at = `corrections[${i}]`;
@@ -122,9 +135,11 @@ function correctionsById(
       if ('id' in found) category = found;
       else errors.push(found);
     }
+    let multiplier: Decimal | undefined;
     if (c.multiplier !== undefined) {
-      const m = c.multiplier;
-      if (!isDecimal(m) || sign(parseDecimal(m)!) <= 0)
+      const m = readMultiplier(c.multiplier);
+      if (m) multiplier = m;
+      else
         errors.push({
           field: `${at}.multiplier`,
           message: 'must be a positive decimal such as "1000" or "0.001"',
@@ -140,7 +155,7 @@ function correctionsById(
         });
       else if (byId.has(id))
         errors.push({ field: `${at}.ids[${j}]`, message: `proposal ${id} is corrected twice` });
-      else byId.set(id, { c, category });
+      else byId.set(id, { c, category, multiplier });
     });
   });
   return { byId, errors };
@@ -173,7 +188,7 @@ async function plan(
         });
       continue;
     }
-    planned.push({ proposal: p, category, value: corrected(p.value, correction?.c) });
+    planned.push({ proposal: p, category, value: corrected(p.value, correction) });
   }
   if (errors.length > 0) invalid(errors);
   return planned;
