@@ -9,7 +9,7 @@ import { createLogger } from '../server/logger.ts';
 import { finishParse } from '../services/document-parsing.ts';
 import { createProposer } from '../services/extraction/propose.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
-import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { signInFlow, WebClient } from './helpers/oauth.ts';
 import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
@@ -231,12 +231,20 @@ for (const dialect of dialects) {
       const id = await uploaded('three-tabs.xlsx', 'Bad inputs.xlsx');
       const rows = await rowsOf(id);
       const marketing = rows.find((r) => r.label === 'Marketing')!;
+      const mapped = rows.find((r) => r.category !== null)!;
       const before = await t.db('metric_history').count({ n: '*' }).first();
       const cases: [unknown, number, string][] = [
         [{ ids: ['nope'] }, 400, 'ids[0]'],
         [{ ids: idsOf(marketing) }, 400, 'was not mapped'],
         [{ corrections: [{ ids: idsOf(marketing), category: 'revnue' }] }, 400, 'corrections[0].category'],
         [{ corrections: [{ ids: idsOf(marketing), multiplier: '-3' }] }, 400, 'corrections[0].multiplier'],
+        // A mapped row's figures are multiplied as they are planned: a multiplier that is not a plain
+        // decimal is refused before that, not met as one.
+        ...['1,000', 'abc', '1e3', ''].map((multiplier): [unknown, number, string] => [
+          { corrections: [{ ids: idsOf(mapped), multiplier }] },
+          400,
+          'corrections[0].multiplier',
+        ]),
         [{ corrections: [{ ids: ['nope'], flip_sign: true }] }, 400, 'corrections[0].ids[0]'],
         [{ on_conflict: 'replace' }, 400, 'on_conflict'],
       ];
@@ -252,6 +260,16 @@ for (const dialect of dialects) {
       ).to.equal(404);
       const viewer = await post(id, 'confirm', {}, fx.viewer.pat);
       expect(viewer.status).to.equal(403);
+      // The proposals show the document's cells: an editor without access to documents reviews none.
+      const blind = await makeUser(fx.repos, fx.firmA.id, 'blind-editor@alpha.test', 'editor', {
+        can_view_documents: false,
+      });
+      for (const action of ['confirm', 'reject'] as const) {
+        const res = await post(id, action, action === 'confirm' ? { ids: idsOf(mapped) } : {}, blind.pat);
+        expect(res.status, `${action} ${JSON.stringify(res.body)}`).to.equal(403);
+        expect(res.body.detail).to.include('access to documents');
+      }
+      expect((await rowsOf(id)).every((r) => r.status === 'proposed')).to.equal(true);
       const readOnly = (await signInFlow(server.url, new WebClient(server.url), { scope: 'read' })).tokens
         .access_token;
       const scoped = await api(server.url, '/mcp', {

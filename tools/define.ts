@@ -17,6 +17,7 @@ export type Permission =
   | 'edit_metrics'
   | 'edit_companies'
   | 'add_documents'
+  | 'review_documents'
   | 'manage_webhooks'
   | 'manage_firm_settings'
   | 'edit_alert_rules'

@@ -54,6 +54,13 @@ const permissionChecks: Record<Permission, (user: User) => string | null> = {
       : user.role === 'viewer'
         ? 'adding documents needs the editor or admin role'
         : null,
+  // A document's proposed figures show its cells, and confirming them writes metrics: both are needed.
+  review_documents: (user) =>
+    !user.can_view_documents
+      ? 'your account does not have access to documents'
+      : user.role === 'viewer'
+        ? "reviewing a document's figures needs the editor or admin role"
+        : null,
   edit_alert_rules: (user) =>
     user.role === 'viewer' ? 'creating or changing alert rules needs the editor or admin role' : null,
   edit_information_requests: (user) =>

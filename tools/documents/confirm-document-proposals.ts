@@ -32,7 +32,7 @@ export const confirmDocumentProposals = defineTool({
   }),
   output: ReviewResult,
   annotations,
-  permission: 'edit_metrics',
+  permission: 'review_documents',
   write: true,
   routes: [
     {

@@ -14,7 +14,7 @@ export const rejectDocumentProposals = defineTool({
   }),
   output: ReviewResult,
   annotations,
-  permission: 'edit_metrics',
+  permission: 'review_documents',
   write: true,
   routes: [
     {
