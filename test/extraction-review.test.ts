@@ -253,6 +253,16 @@ for (const dialect of dialects) {
         expect(res.status, JSON.stringify(res.body)).to.equal(status);
         expect(JSON.stringify(res.body)).to.include(text);
       }
+      // Marketing mapped to revenue repeats the revenue row's months: the refusal names both proposals
+      // by id and cell, never the metrics service's items[i] of a request nobody sent.
+      const revenue = rows.find((r) => r.category === 'revenue')!;
+      const twice = await post(id, 'confirm', {
+        ids: [...idsOf(revenue), ...idsOf(marketing)],
+        corrections: [{ ids: idsOf(marketing), category: 'revenue' }],
+      });
+      expect(twice.status, JSON.stringify(twice.body)).to.equal(400);
+      expect(twice.body.detail).to.not.include('items[');
+      expect(twice.body.detail).to.include(`proposal ${idsOf(revenue)[0]} (${revenue.sheet}!`);
       expect((await post('unknown', 'confirm', {})).status).to.equal(404);
       expect((await post(id, 'confirm', {}, fx.other.pat)).status).to.equal(404);
       expect(

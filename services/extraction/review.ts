@@ -197,13 +197,13 @@ async function plan(
 /** The metrics service's errors name items[i]; a review names the proposals. */
 function renamed(err: unknown, planned: readonly Planned[]): unknown {
   if (!(err instanceof ToolError) || err.errors.length === 0) return err;
-  const errors = err.errors.map((e) => ({
-    ...e,
-    field: e.field.replace(
-      /^items\[(\d+)\]/,
-      (_, i: string) => `proposal ${planned[Number(i)]!.proposal.id}`,
-    ),
-  }));
+  // Every items[i] is named, in the field and in the message ("repeats items[3]").
+  const named = (text: string) =>
+    text.replace(/items\[(\d+)\]/g, (whole, i: string) => {
+      const p = planned[Number(i)]?.proposal;
+      return p ? `proposal ${p.id} (${p.sheet}!${p.cell})` : whole;
+    });
+  const errors = err.errors.map((e) => ({ ...e, field: named(e.field), message: named(e.message) }));
   const message = `nothing was written: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
   return new ToolError(err.status, err.code, message, errors);
 }
