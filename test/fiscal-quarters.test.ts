@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
+import { standardCategoryId } from '../core/categories.ts';
 import type { RunningServer } from '../server/http.ts';
-import { insertDatum } from './helpers/datums.ts';
+import { insertCustomCategory, insertDatum } from './helpers/datums.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
@@ -170,6 +171,25 @@ for (const dialect of dialects) {
         value: String(CASH[11]),
         date: CASH_MONTHS[11],
       });
+    });
+
+    it('takes categories by their category ids, as they are listed', async () => {
+      const answer = await performance({
+        categories: [standardCategoryId('cash_in_bank'), standardCategoryId('revenue')],
+      });
+      expect(Object.keys(answer.series)).to.deep.equal(['revenue', 'cash_in_bank']);
+    });
+
+    it('refuses a custom metric id, naming it as given: the tool charts standard categories only', async () => {
+      const id = await insertCustomCategory(t.db, fx.firmA.id, 'Pipeline', 'currency');
+      const res = await client.callTool({
+        name: 'get_company_performance',
+        arguments: { company_id: fx.companies.beta.id, categories: [standardCategoryId('arr'), id] },
+      });
+      expect(res.isError).to.equal(true);
+      const text = JSON.stringify(res.content);
+      expect(text).to.include(`unknown category \\"${id}\\"`);
+      expect(text).to.include('this tool charts revenue, arr');
     });
 
     it('refuses a category the tool does not chart, naming the valid ones', async () => {

@@ -12,22 +12,20 @@ export async function selectCategories<C extends string>(
   asked: readonly string[] | undefined,
 ): Promise<C[]> {
   if (!asked) return [...all];
-  const names = new Set(asked.map(normaliseCategoryName));
-  const unknown = [...names].filter((n) => !(all as readonly string[]).includes(n));
-  if (unknown.length > 0) {
-    // Not a name: perhaps a category id.
-    const rows = await ctx.repos.metrics.categories(ctx.principal.firm.id);
-    const byId = new Map(rows.map((r) => [r.id, r.name]));
-    for (const value of unknown) {
-      const name = byId.get(value);
-      if (!name || !(all as readonly string[]).includes(name))
-        throw InvalidInput.field(
-          'categories',
-          `unknown category "${value}"; this tool charts ${all.join(', ')} (names or their category ids)`,
-        );
-      names.delete(value);
-      names.add(name);
-    }
+  const charted = all as readonly string[];
+  const names = new Set<string>();
+  // Ids are mixed-case (`std_` + base64url): looked up as given, only names are normalised.
+  const byId = asked.some((v) => !charted.includes(normaliseCategoryName(v)))
+    ? new Map((await ctx.repos.metrics.categories(ctx.principal.firm.id)).map((r) => [r.id, r.name]))
+    : new Map<string, string>();
+  for (const value of asked) {
+    const name = byId.get(value) ?? normaliseCategoryName(value);
+    if (!charted.includes(name))
+      throw InvalidInput.field(
+        'categories',
+        `unknown category "${value}"; this tool charts ${all.join(', ')} (names or their category ids)`,
+      );
+    names.add(name);
   }
   return all.filter((c) => names.has(c));
 }
