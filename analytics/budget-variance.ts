@@ -152,7 +152,12 @@ function companyVariance(
   rates: Map<string, FxRateRow[]>,
 ): RankedVariance | null {
   const reporting = c.company.reporting_currency;
-  const figures = [...c.budgets.values()].flat();
+  const ranked = [...c.budgets.keys()]
+    .map((id) => budgetOf.get(id)!)
+    .filter(Boolean)
+    .sort(byRule);
+  // At its own cadence: the cadence of the budget that counts, never of an older plan beside it.
+  const figures = ranked[0] ? c.budgets.get(ranked[0].id)! : [];
   const unit = input.own ? ownUnit(figures) : input.period;
   // At its own cadence, a budget of fiscal quarters (or years) is compared in those, not in calendar ones.
   const fiscal = input.fiscal || (input.own && !endsCalendarPeriods(figures, unit));
@@ -170,15 +175,11 @@ function companyVariance(
   };
   const actual = roll(c.actuals);
   const actualByPeriod = actual.byPeriod;
-  const plans = [...c.budgets.keys()]
-    .map((id) => budgetOf.get(id)!)
-    .filter(Boolean)
-    .sort(byRule)
-    .map((budget) => ({
-      budget,
-      cadences: c.budgets.get(budget.id)!.map((f) => f.cadence),
-      ...roll(c.budgets.get(budget.id)!),
-    }));
+  const plans = ranked.map((budget) => ({
+    budget,
+    cadences: c.budgets.get(budget.id)!.map((f) => f.cadence),
+    ...roll(c.budgets.get(budget.id)!),
+  }));
   // Per period the first budget by the rule with a figure in it counts.
   const counted = new Map<string, { plan: (typeof plans)[number]; rolled: Rolled }>();
   for (const plan of plans) {

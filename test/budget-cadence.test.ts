@@ -18,6 +18,12 @@ const ACTUAL = [90, 115, 118, 120, 150, 140];
 const GAMMA_PLAN = 900;
 const GAMMA_ACTUAL = 810;
 
+const BETA_2025_MONTHS = Array.from({ length: 12 }, (_, i) =>
+  new Date(Date.UTC(2025, i + 1, 0)).toISOString().slice(0, 10),
+);
+const BETA_Q1_PLAN = 900;
+const BETA_Q1_ACTUAL = [300, 310, 320];
+
 const pct = (actual: number, plan: number) => (((actual - plan) / Math.abs(plan)) * 100).toFixed(2);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -29,14 +35,14 @@ for (const dialect of dialects) {
     let client: Client;
     const budgets: Record<string, string> = {};
 
-    async function budget(name: string, companyId: string): Promise<string> {
+    async function budget(name: string, companyId: string, date = '2026-01-01'): Promise<string> {
       const id = newId();
       await t.db('budgets').insert({
         id,
         firm_id: fx.firmA.id,
         company_id: companyId,
         name,
-        date: '2026-01-01',
+        date,
         color: '#ffffff',
         description: '',
         created_at: '2026-01-01T00:00:00.000Z',
@@ -59,6 +65,18 @@ for (const dialect of dialects) {
       const quarter = { ...gamma, cadence: 'quarter', date: '2026-04-30', currency: 'EUR' };
       await insertDatum(t.db, { ...quarter, value: String(GAMMA_PLAN), budgetId: budgets.gamma });
       await insertDatum(t.db, { ...quarter, value: String(GAMMA_ACTUAL) });
+      // Beta's monthly 2025 plan and its latest budget, the quarterly 2026 plan; actuals every month.
+      const beta = { firmId: fx.firmA.id, companyId: fx.companies.beta.id, category: 'revenue' };
+      budgets.beta2025 = await budget('2025 plan', beta.companyId, '2025-01-01');
+      budgets.beta2026 = await budget('2026 plan', beta.companyId, '2026-01-01');
+      for (const month of BETA_2025_MONTHS) {
+        await insertDatum(t.db, { ...beta, date: month, value: '100', budgetId: budgets.beta2025 });
+        await insertDatum(t.db, { ...beta, date: month, value: '100' });
+      }
+      const q1 = { ...beta, cadence: 'quarter', date: '2026-03-31' };
+      await insertDatum(t.db, { ...q1, value: String(BETA_Q1_PLAN), budgetId: budgets.beta2026 });
+      for (const [i, date] of ['2026-01-31', '2026-02-28', '2026-03-31'].entries())
+        await insertDatum(t.db, { ...beta, date, value: String(BETA_Q1_ACTUAL[i]) });
       server = await startTestServer(t.db);
       client = await mcpClient(server.url, fx.admin.pat);
     });
@@ -158,6 +176,20 @@ for (const dialect of dialects) {
         budget_cadence: 'quarterly',
         span: { from: '2026-02', to: '2026-04' },
         variance_pct: pct(GAMMA_ACTUAL, GAMMA_PLAN),
+      });
+    });
+
+    it('ranks a company at the cadence of the budget that counts, not of an older plan', async () => {
+      const beta = (await ranking({ period: 'budget' })).get(fx.companies.beta.id);
+      expect(beta).to.deep.include({
+        budget_id: budgets.beta2026,
+        budget_name: '2026 plan',
+        budget_cadence: 'quarterly',
+        period: '2026-Q1',
+        span: { from: '2026-01', to: '2026-03' },
+        budget: String(BETA_Q1_PLAN),
+        actual: String(sum(BETA_Q1_ACTUAL)),
+        variance_pct: pct(sum(BETA_Q1_ACTUAL), BETA_Q1_PLAN),
       });
     });
 
