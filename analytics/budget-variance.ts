@@ -1,6 +1,7 @@
 // get_budget_variance without a company: every visible company's variance in its latest period where
 // both the budget and the actuals are complete, ranked by variance %.
 import { z } from 'zod';
+import { byBudgetRule } from '../core/budget-rule.ts';
 import { endOfMonth } from '../core/clock.ts';
 import * as D from '../core/decimal.ts';
 import type { AnalyticsDatum, FxRateRow } from '../db/repos/analytics.ts';
@@ -75,15 +76,6 @@ interface CompanyRows {
   actuals: AnalyticsDatum[];
 }
 
-/** Budgets in the order the rule ranks them: latest date, then latest created, then id. */
-function byRule(a: BudgetRow, b: BudgetRow): number {
-  return (
-    b.date.localeCompare(a.date) ||
-    String(b.created_at).localeCompare(String(a.created_at)) ||
-    b.id.localeCompare(a.id)
-  );
-}
-
 export async function rankVariance(
   ctx: ReadContext,
   input: RankInput,
@@ -155,7 +147,7 @@ function companyVariance(
   const ranked = [...c.budgets.keys()]
     .map((id) => budgetOf.get(id)!)
     .filter(Boolean)
-    .sort(byRule);
+    .sort(byBudgetRule);
   // At its own cadence: the cadence of the budget that counts, never of an older plan beside it.
   const figures = ranked[0] ? c.budgets.get(ranked[0].id)! : [];
   const unit = input.own ? ownUnit(figures) : input.period;

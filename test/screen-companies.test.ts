@@ -773,6 +773,62 @@ for (const dialect of dialects) {
       }
     });
 
+    it('takes the same budget as get_budget_variance when two tie on date and creation', async () => {
+      const columns = ['budget_revenue', 'budget_revenue_variance_pct'];
+      // Two plans of one date, created together; ids that sort alike in every collation.
+      const [first, second] = ['0', '1'].map((digit) => `${digit}${newId().slice(1)}`) as [string, string];
+      const plan = (id: string, name: string) => ({
+        id,
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        name,
+        date: '2025-07-01',
+        created_at: T,
+      });
+      const figure = (budgetId: string, value: string) => ({
+        id: newId(),
+        firm_id: fx.firmA.id,
+        company_id: ids.a!,
+        category_id: standardCategoryId('revenue'),
+        cadence: 'month',
+        date: monthEnd('2025-12'),
+        value,
+        currency: 'USD',
+        budget_id: budgetId,
+        detailed_source: '',
+        archived: false,
+        deleted_at: null,
+        created_at: T,
+        updated_at: T,
+      });
+      await t.db('budgets').insert([plan(second, 'Tied plan B'), plan(first, 'Tied plan A')]);
+      try {
+        await t.db('metric_data').insert([figure(first, '60000.00'), figure(second, '70000.00')]);
+        await announceMetricChange(t.db, fx.firmA.id, ids.a!);
+        const screened = (await call<Screen>({ sector: 'saas', columns })).results.find(
+          (r) => r.name === 'Aurora',
+        )!;
+        const ranking = await call<{ results: { company_id: string; budget_id: string; budget: string }[] }>(
+          { category: 'revenue', period: 'month' },
+          mcp,
+          'get_budget_variance',
+        );
+        const ranked = ranking.results.find((r) => r.company_id === ids.a!)!;
+        const own = await call<{ budget_id: string }>(
+          { company_id: ids.a!, category: 'revenue' },
+          mcp,
+          'get_budget_variance',
+        );
+        expect([ranked.budget_id, own.budget_id]).to.deep.equal([first, first]);
+        expect(screened.budget_revenue).to.equal(ranked.budget).and.to.equal('60000.00');
+        expect(screened.budget_revenue_variance_pct).to.equal((((50000 - 60000) / 60000) * 100).toFixed(2));
+      } finally {
+        await t.db('metric_data').whereIn('budget_id', [first, second]).delete();
+        await t.db('budgets').whereIn('id', [first, second]).delete();
+        await announceMetricChange(t.db, fx.firmA.id, ids.a!);
+      }
+    });
+
     it('gives valuation, ownership, MOIC and fair value from the cap table, as get_investment_metrics does', async () => {
       const columns = ['post_money_valuation', 'ownership_pct', 'moic', 'fair_value'];
       const res = await call<Screen>({ columns, sort_by: '-post_money_valuation', per_page: 2 });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { byBudgetRule } from '../../core/budget-rule.ts';
 import { standardCategoryId } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import { isPostgres } from '../knex.ts';
@@ -232,8 +233,8 @@ export function analyticsRepo(db: Knex) {
     },
 
     /**
-     * Per company, the figures of one category in its latest budget (by budget date, then the newest
-     * created: the budget get_budget_variance compares by default), oldest first; archived figures left out.
+     * Per company, the figures of one category in the budget that counts (`byBudgetRule`: the budget
+     * get_budget_variance compares by default), oldest first; archived figures left out.
      */
     async latestBudgetFigures(
       scope: Scope,
@@ -244,19 +245,22 @@ export function analyticsRepo(db: Knex) {
       for (const ids of chunk(companyIds, 500)) {
         const budgets = (await scoped(db('budgets'), scope, 'budgets')
           .whereIn('budgets.company_id', ids as string[])
-          .orderBy([
-            { column: 'budgets.company_id' },
-            { column: 'budgets.date', order: 'desc' },
-            { column: 'budgets.created_at', order: 'desc' },
-            { column: 'budgets.id' },
-          ])
-          .select('budgets.id', 'budgets.company_id', 'budgets.name')) as {
+          .select(
+            'budgets.id',
+            'budgets.company_id',
+            'budgets.name',
+            'budgets.date',
+            'budgets.created_at',
+          )) as {
           id: string;
           company_id: string;
           name: string;
+          date: string;
+          created_at: string;
         }[];
         const latest = new Map<string, { id: string; name: string }>();
-        for (const b of budgets) if (!latest.has(b.company_id)) latest.set(b.company_id, b);
+        for (const b of budgets.sort(byBudgetRule))
+          if (!latest.has(b.company_id)) latest.set(b.company_id, b);
         if (latest.size === 0) continue;
         const byBudget = new Map([...latest].map(([companyId, b]) => [b.id, companyId]));
         const rows = (await db('metric_data')

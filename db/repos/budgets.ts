@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { budgetThatCounts } from '../../core/budget-rule.ts';
 import { standardCategoryId } from '../../core/categories.ts';
 import type { Scope } from '../../core/principal.ts';
 import type { Counted, Page } from '../types.ts';
@@ -64,16 +65,14 @@ export function budgetsRepo(db: Knex) {
     async get(scope: Scope, id: string): Promise<BudgetRow | undefined> {
       return scoped(db('budgets'), scope, 'budgets').where('budgets.id', id).first();
     },
-    /** The company's budget with the newest date (then the newest created), or undefined when it has none. */
+    /** The company's budget that counts (`byBudgetRule`), or undefined when it has none. */
     async latest(scope: Scope, companyId: string): Promise<BudgetRow | undefined> {
-      return scoped(db('budgets'), scope, 'budgets')
-        .where('budgets.company_id', companyId)
-        .orderBy([
-          { column: 'budgets.date', order: 'desc' },
-          { column: 'budgets.created_at', order: 'desc' },
-          { column: 'budgets.id' },
-        ])
-        .first();
+      // Ordered by the budget rule in code, as every other reader of it is: ids sort alike on both databases.
+      return budgetThatCounts(
+        (await scoped(db('budgets'), scope, 'budgets')
+          .where('budgets.company_id', companyId)
+          .select('budgets.*')) as BudgetRow[],
+      );
     },
     /** Every live figure of these standard categories in the visible companies' budgets, oldest first. */
     async figures(
