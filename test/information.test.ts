@@ -151,7 +151,7 @@ for (const dialect of dialects) {
         reports.push(...out.results);
         if (!out.has_more) break;
       }
-      const key = (r: Report) => [r.due_date, r.company_name] as const;
+      const key = (r: Report) => [r.due_date, r.company_name.toLowerCase()] as const;
       const sorted = [...reports].sort((a, b) => {
         const [da, na] = key(a);
         const [db, nb] = key(b);
@@ -168,6 +168,38 @@ for (const dialect of dialects) {
         reports[unsubmittedCurrent]!.due_date === reports[0]!.due_date
       )
         expect(unsubmittedCurrent).to.be.below(oldSubmitted);
+    });
+
+    it('orders company names case-insensitively, alike on both databases', async () => {
+      const { results: requests } = await call<{ results: Request[] }>('list_information_requests', {});
+      const ranked = await Promise.all(
+        requests.map(async (r) => ({ id: r.id, ...(await allReports(r.id)) })),
+      );
+      const reported = ranked.find((r) => r.reports.length >= 3)!;
+      const unasked = ranked.find((r) => r.without.length >= 3)!;
+      const names = ['acme', 'Zeta', 'beta'];
+      const renamed = [
+        ...reported.reports.slice(0, 3).map((r) => r.company_id),
+        ...unasked.without.slice(0, 3).map((c) => c.company_id),
+      ];
+      const before = await t.db('companies').whereIn('id', renamed).select('id', 'name');
+      try {
+        for (const [i, id] of renamed.entries())
+          await t
+            .db('companies')
+            .where({ id })
+            .update({ name: `${names[i % 3]} ${Math.floor(i / 3)}` });
+        const listed = (await allReports(reported.id)).reports
+          .map((r) => r.company_name)
+          .filter((n) => n.endsWith(' 0'));
+        const without = (await allReports(unasked.id)).without
+          .map((c) => c.company_name)
+          .filter((n) => n.endsWith(' 1'));
+        expect(listed).to.deep.equal(['acme 0', 'beta 0', 'Zeta 0']);
+        expect(without).to.deep.equal(['acme 1', 'beta 1', 'Zeta 1']);
+      } finally {
+        for (const c of before) await t.db('companies').where({ id: c.id }).update({ name: c.name });
+      }
     });
 
     it('names the late companies of the current request in two concise calls: one row per report, items counted', async () => {

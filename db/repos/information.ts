@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
-import { bool, countAndPage, scoped, whereContains } from './util.ts';
+import { bool, byName, countAndPage, scoped, whereContains } from './util.ts';
 
 /** A request's state: drafted, sent to its companies (taking answers), or closed. */
 export type RequestStatus = 'draft' | 'sent' | 'closed';
@@ -310,11 +310,10 @@ export function informationRepo(db: Knex) {
         base,
         page,
         (qb) =>
-          qb.orderBy([
-            { column: 'information_requests.due_date', order: 'desc' },
-            { column: 'companies.name' },
-            { column: 'information_reports.id' },
-          ]),
+          qb
+            .orderBy('information_requests.due_date', 'desc')
+            .orderByRaw(byName(db, 'companies.name'))
+            .orderBy('information_reports.id'),
         (qb) =>
           qb
             .join('companies', 'companies.id', 'information_reports.company_id')
@@ -330,7 +329,8 @@ export function informationRepo(db: Knex) {
       const asked = db('information_reports').where('information_request_id', requestId).select('company_id');
       return (await scoped(db('companies'), scope, 'companies', 'id')
         .whereNotIn('companies.id', asked)
-        .orderBy([{ column: 'companies.name' }, { column: 'companies.id' }])
+        .orderByRaw(byName(db, 'companies.name'))
+        .orderBy('companies.id')
         .select('companies.id', 'companies.name')) as { id: string; name: string }[];
     },
     /** The documents and metrics of each report, in the order they were requested. */

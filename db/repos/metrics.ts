@@ -6,7 +6,7 @@ import { kept, Literal } from '../kept.ts';
 import { isPostgres } from '../knex.ts';
 import type { Counted, Page } from '../types.ts';
 import { latestRates, rateKey } from './fx-rates.ts';
-import { bool, countAndPage, countAndPageKept, type QB, scoped, whereContains } from './util.ts';
+import { bool, byName, countAndPage, countAndPageKept, type QB, scoped, whereContains } from './util.ts';
 
 /** A standard category (firm_id null) or one firm's custom metric. */
 export interface CategoryRow {
@@ -143,13 +143,6 @@ function toCategoryRow(raw: RawCategory): CategoryRow {
     is_multiple: bool(raw.is_multiple),
     choices: parseChoices(raw.choices),
   };
-}
-
-/** Names case-insensitively in code-point order on both databases (a PostgreSQL locale would reorder them). */
-function byName(db: Knex, column: string): string {
-  return isPostgres(db)
-    ? `lower(${column}) collate "C", ${column} collate "C"`
-    : `lower(${column}), ${column}`;
 }
 
 /** A datum filter's values as its query binds them, so that the query of each shape is kept. */

@@ -27,6 +27,13 @@ export function whereInJson(db: Knex, qb: QB, column: string, json: string): QB 
     : qb.whereRaw('?? in (select value from json_each(?))', [column, json]);
 }
 
+/** Names case-insensitively in code-point order on both databases (a PostgreSQL locale would reorder them). */
+export function byName(db: Knex, column: string): string {
+  return isPostgres(db)
+    ? `lower(${column}) collate "C", ${column} collate "C"`
+    : `lower(${column}), ${column}`;
+}
+
 export function whereContains(qb: QB, column: string, text: string): QB {
   return whereLike(qb, column, containsPattern(text));
 }
