@@ -22,14 +22,15 @@ export interface Route extends ToolRoute {
 type FieldKind = 'number' | 'boolean' | 'array' | 'enumArray' | 'string' | 'other';
 
 function unwrap(schema: z.ZodType): z.ZodType {
-  let s = schema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } };
-  while (
-    ['optional', 'default', 'nullable', 'prefault', 'readonly'].includes(s._zod.def.type) &&
-    s._zod.def.innerType
-  ) {
-    s = s._zod.def.innerType as unknown as typeof s;
+  let s = schema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } } };
+  for (;;) {
+    const def = s._zod.def;
+    if (['optional', 'default', 'nullable', 'prefault', 'readonly'].includes(def.type) && def.innerType)
+      s = def.innerType as unknown as typeof s;
+    // A transformed field is read from the query in the form it takes in (a list joined into the tool's text).
+    else if (def.type === 'pipe' && def.in) s = def.in as unknown as typeof s;
+    else return s as unknown as z.ZodType;
   }
-  return s as unknown as z.ZodType;
 }
 
 function kindOf(schema: z.ZodType | undefined): FieldKind {

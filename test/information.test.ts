@@ -348,7 +348,7 @@ for (const dialect of dialects) {
       );
     });
 
-    it('filters REST reports by one status or a comma-separated list', async () => {
+    it('filters REST reports by one status, a comma-separated list or a repeated status', async () => {
       const reports = async (query: string) => {
         const res = await api(server.url, `/v1/information-reports/?page_size=100&${query}`, { token });
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -366,9 +366,23 @@ for (const dialect of dialects) {
         expect(both.count, query).to.equal(completed.count + notStarted.count);
         for (const s of both.statuses) expect(['completed', 'not-started']).to.include(s);
       }
+      // Repeated, as every repeatable parameter: the same reports as the comma-separated list.
+      const commaSeparated = await reports('status=completed,not-started');
+      for (const query of [
+        'status=completed&status=not-started',
+        'status[]=completed&status[]=not-started',
+        'status%5B%5D=completed&status%5B%5D=not-started',
+      ]) {
+        const repeated = await reports(query);
+        expect(repeated.count, query).to.equal(commaSeparated.count);
+        expect([...repeated.statuses].sort(), query).to.deep.equal(['completed', 'not-started']);
+      }
+      const mixed = await reports('status=completed,in-progress&status=not-started');
+      expect(mixed.count).to.equal(commaSeparated.count + (await reports('status=in-progress')).count);
       const bad = await api(server.url, '/v1/information-reports/?status=done', { token });
       expect(bad.status).to.equal(400);
       expect(bad.body.errors[0].field).to.match(/^status/);
+      expect(bad.body.errors[0].message).to.include('not-started');
     });
   });
 }

@@ -17,6 +17,13 @@ const known = new Set<string>(REPORT_STATUSES);
 /** The statuses of a `status` filter: one, or several comma-separated (as a result gives one). */
 const statusList = (value: string) => value.split(',').map((s) => s.trim());
 
+/** REST's status: repeatable (`status=a&status=b`, `status[]=a`) or comma-separated, one list to the tool. */
+const restStatus = z
+  .array(z.enum(REPORT_STATUSES))
+  .optional()
+  .transform((list) => list?.join(','))
+  .describe('Only reports in these statuses: repeated, or comma-separated (in-progress,not-started).');
+
 const ReportList = listOf(InformationReport).extend({
   companies_without_report: z
     .array(
@@ -69,6 +76,7 @@ export const listInformationReports = defineTool({
       summary: 'List information reports',
       rename: restPaging,
       envelope: 'page',
+      narrower: { status: restStatus },
     },
   ],
   concise: conciseReports,
