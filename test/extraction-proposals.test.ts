@@ -9,7 +9,7 @@ import { createProposer } from '../services/extraction/propose.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
-import { corpus } from './helpers/workbook-corpus.ts';
+import { budgetBesideUnmapped, corpus } from './helpers/workbook-corpus.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const typeOf = (file: string) => (file.endsWith('.pdf') ? 'application/pdf' : XLSX_TYPE);
@@ -28,8 +28,9 @@ for (const dialect of dialects) {
       await t?.drop();
     });
 
-    async function parsed(file: string): Promise<string> {
-      const { content } = corpus().find((f) => f.file === file)!;
+    /** A corpus file, or a workbook's bytes, stored and parsed. */
+    async function parsed(file: string, bytes?: Buffer): Promise<string> {
+      const content = bytes ?? corpus().find((f) => f.file === file)!.content;
       const id = await addDocument(fx.repos, {
         company: fx.companies.acme,
         firmId: fx.firmA.id,
@@ -56,7 +57,7 @@ for (const dialect of dialects) {
         .leftJoin('metric_categories as c', 'c.id', 'p.category_id')
         .where('p.document_id', id)
         .orderBy(['p.sheet', 'p.cell'])
-        .select('c.name as category', 'p.cell', 'p.date', 'p.value', 'p.kind', 'p.status');
+        .select('c.name as category', 'p.cell', 'p.date', 'p.value', 'p.kind', 'p.status', 'p.figures');
 
     it('completes a workbook whose every row maps with high confidence, its figures proposed with their cells', async () => {
       const id = await parsed('months-thousands-brackets.xlsx');
@@ -73,23 +74,34 @@ for (const dialect of dialects) {
       });
     });
 
-    it('leaves a workbook with rows it cannot map in needs-input, those rows’ figures listed without a category', async () => {
+    it('leaves a workbook with rows it cannot map in needs-input, each such row one proposal without a category holding its figures', async () => {
       const id = await parsed('three-tabs.xlsx');
       const doc = await t.db('documents').where({ id }).first('parse_state', 'parse_note');
       expect(doc).to.deep.equal({ parse_state: 'needs-input', parse_note: '3 rows of figures need review' });
       const unmapped = (await proposalsOf(id)).filter((r) => r.category === null);
-      expect(unmapped.map((r) => r.cell)).to.have.members([
-        'B4',
-        'C4',
-        'D4',
-        'B5',
-        'C5',
-        'D5',
-        'B7',
-        'C7',
-        'D7',
+      expect(unmapped.map((r) => r.cell)).to.have.members(['B4', 'B5', 'B7']);
+      const marketing = unmapped.find((r) => r.cell === 'B7')!;
+      expect(marketing).to.deep.include({ value: null, status: 'proposed', kind: 'actual' });
+      expect(JSON.parse(marketing.figures)).to.deep.equal([
+        { cell: 'B7', date: '2026-01-31', cadence: 'month', value: '-30000' },
+        { cell: 'C7', date: '2026-02-28', cadence: 'month', value: '-31000' },
+        { cell: 'D7', date: '2026-03-31', cadence: 'month', value: '-32000' },
       ]);
-      expect(unmapped.find((r) => r.cell === 'B7')).to.deep.include({ value: '-30000', status: 'proposed' });
+      const mapped = (await proposalsOf(id)).filter((r) => r.category !== null);
+      expect(mapped.every((r) => r.figures === null && r.value !== null)).to.equal(true);
+    });
+
+    it('keeps an unmapped row’s budget figures beside its actuals as a proposal of their own', async () => {
+      const id = await parsed('consulting.xlsx', budgetBesideUnmapped());
+      const unmapped = (await proposalsOf(id)).filter((r) => r.category === null);
+      expect(unmapped.map((r) => [r.cell, r.kind])).to.deep.equal([
+        ['B5', 'actual'],
+        ['D5', 'budget'],
+      ]);
+      expect(JSON.parse(unmapped[1]!.figures)).to.deep.equal([
+        { cell: 'D5', date: '2026-01-31', cadence: 'month', value: '12' },
+        { cell: 'E5', date: '2026-02-28', cadence: 'month', value: '14' },
+      ]);
     });
 
     it('proposes the figures of a table printed in a PDF, the budget block as budget, each with its page and cell', async () => {

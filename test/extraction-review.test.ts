@@ -13,21 +13,24 @@ import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { signInFlow, WebClient } from './helpers/oauth.ts';
 import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
-import { corpus } from './helpers/workbook-corpus.ts';
+import { budgetBesideUnmapped, corpus } from './helpers/workbook-corpus.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 interface Row {
   sheet: string;
+  row: number;
   label: string;
   category: string | null;
   kind: string;
   status: string;
   confidence: number;
-  cells: [string, string, string | null, string | null][];
+  id: string | null;
+  cells: [string | null, string, string | null, string | null][];
 }
 
-const idsOf = (r: Row) => r.cells.map((c) => c[0]);
+/** The proposals of a listed row: an unmapped row's one, or each cell's. */
+const idsOf = (r: Row) => (r.id ? [r.id] : r.cells.map((c) => c[0]!));
 const refsOf = (r: Row) => r.cells.map((c) => c[1]);
 const datesOf = (r: Row) => r.cells.map((c) => c[2]);
 const valuesOf = (r: Row) => r.cells.map((c) => c[3]);
@@ -51,9 +54,13 @@ for (const dialect of dialects) {
       await t?.drop();
     });
 
-    /** Uploads a corpus workbook over REST and runs the parser over it. */
-    async function uploaded(file: string, name = file, companyId = fx.companies.acme.id): Promise<string> {
-      const { content } = corpus().find((f) => f.file === file)!;
+    /** Uploads a corpus workbook (or a workbook's bytes) over REST and runs the parser over it. */
+    async function uploaded(
+      file: string | Buffer,
+      name = String(file),
+      companyId = fx.companies.acme.id,
+    ): Promise<string> {
+      const content = typeof file === 'string' ? corpus().find((f) => f.file === file)!.content : file;
       const form = new FormData();
       form.append('company_id', companyId);
       form.append('file', new Blob([new Uint8Array(content)], { type: XLSX_TYPE }), name);
@@ -107,9 +114,15 @@ for (const dialect of dialects) {
       expect(refsOf(revenue)).to.deep.equal(['B6', 'C6', 'D6']);
       expect(valuesOf(revenue)).to.deep.equal(['120000', '135000', '150000']);
       expect(datesOf(revenue)).to.deep.equal(['2026-01-31', '2026-02-28', '2026-03-31']);
+      expect(revenue).to.deep.include({ row: 6, id: null });
       const marketing = rows.find((r) => r.label === 'Marketing')!;
-      expect(marketing).to.deep.include({ category: null, confidence: 0 });
-      expect(valuesOf(marketing)).to.deep.equal(['-30000', '-31000', '-32000']);
+      expect(marketing).to.deep.include({ category: null, confidence: 0, row: 7 });
+      expect(marketing.id).to.be.a('string');
+      expect(marketing.cells).to.deep.equal([
+        [null, 'B7', '2026-01-31', '-30000'],
+        [null, 'C7', '2026-02-28', '-31000'],
+        [null, 'D7', '2026-03-31', '-32000'],
+      ]);
       expect(rows.filter((r) => r.category === null).map((r) => r.label)).to.have.members([
         'Product revenue',
         'Services revenue',
@@ -130,11 +143,11 @@ for (const dialect of dialects) {
         on_conflict: 'error',
       });
       expect(confirm.status, JSON.stringify(confirm.body)).to.equal(200);
-      expect(confirm.body).to.deep.include({ parse_state: 'needs-input', open: 6 });
+      expect(confirm.body).to.deep.include({ parse_state: 'needs-input', open: 2 });
       expect((confirm.body as { written: { created: number } }).written.created).to.equal(21);
       const reject = await post(id, 'reject', { ids: unmapped });
       expect(reject.status, JSON.stringify(reject.body)).to.equal(200);
-      expect(reject.body).to.deep.include({ parse_state: 'completed', rejected: 6, open: 0 });
+      expect(reject.body).to.deep.include({ parse_state: 'completed', rejected: 2, open: 0 });
       expect(await stateOf(id)).to.equal('completed');
 
       const opex = await metrics(fx.companies.beta.id, '&category=total_operating_expenses');
@@ -151,6 +164,76 @@ for (const dialect of dialects) {
       });
       const events = await t.db('events').where({ company_id: fx.companies.beta.id, type: 'metric.created' });
       expect(events.length).to.be.greaterThan(0);
+    });
+
+    it('confirms an unmapped row named in a correction as one proposal, each of its figures written with its cell', async () => {
+      const id = await uploaded('three-tabs.xlsx', 'Row review.xlsx', fx.companies.beta.id);
+      const services = (await rowsOf(id)).find((r) => r.label === 'Services revenue')!;
+      expect(services).to.deep.include({ category: null, row: 5 });
+      const res = await post(id, 'confirm', {
+        ids: [services.id],
+        corrections: [{ ids: [services.id], category: 'net_other_income', multiplier: '2', flip_sign: true }],
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.include({ confirmed: 1, parse_state: 'needs-input' });
+      expect((res.body as { written: { created: number } }).written.created).to.equal(3);
+      const written = await metrics(fx.companies.beta.id, '&category=net_other_income');
+      expect(written.map((m) => [m.date, m.value, m.detailed_source])).to.deep.equal([
+        ['2026-01-31', '-40000', 'Row review.xlsx, P&L!B5'],
+        ['2026-02-28', '-50000', 'Row review.xlsx, P&L!C5'],
+        ['2026-03-31', '-60000', 'Row review.xlsx, P&L!D5'],
+      ]);
+      const listed = (await rowsOf(id)).find((r) => r.label === 'Services revenue')!;
+      expect(listed).to.deep.include({ id: services.id, status: 'confirmed', category: 'net_other_income' });
+      expect(valuesOf(listed)).to.deep.equal(['-40000', '-50000', '-60000']);
+      const again = await post(id, 'confirm', { ids: [services.id] });
+      expect(again.body).to.deep.include({ confirmed: 0 });
+      expect(await metrics(fx.companies.beta.id, '&category=net_other_income')).to.have.length(3);
+    });
+
+    it('writes an unmapped row’s budget figures, confirmed with a category, into the document’s budget', async () => {
+      const id = await uploaded(budgetBesideUnmapped(), 'Plan.xlsx', fx.companies.beta.id);
+      const consulting = (await rowsOf(id)).filter((r) => r.label === 'Consulting fees');
+      expect(consulting.map((r) => [r.kind, refsOf(r)])).to.deep.equal([
+        ['actual', ['B5', 'C5']],
+        ['budget', ['D5', 'E5']],
+      ]);
+      const ids = consulting.map((r) => r.id!);
+      const res = await post(id, 'confirm', { ids, corrections: [{ ids, category: 'cash_receipts' }] });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const budgetId = (res.body as { budget_id: string }).budget_id;
+      const actual = await metrics(fx.companies.beta.id, '&category=cash_receipts');
+      expect(actual.map((m) => [m.value, m.detailed_source])).to.deep.equal([
+        ['10', 'Plan.xlsx, P&L!B5'],
+        ['11', 'Plan.xlsx, P&L!C5'],
+      ]);
+      const budgeted = await metrics(fx.companies.beta.id, `&category=cash_receipts&budget_id=${budgetId}`);
+      expect(budgeted.map((m) => [m.value, m.detailed_source])).to.deep.equal([
+        ['12', 'Plan.xlsx, P&L!D5'],
+        ['14', 'Plan.xlsx, P&L!E5'],
+      ]);
+    });
+
+    it('counts a half-reviewed document’s open proposals: each unmapped row one, each mapped cell one', async () => {
+      const id = await uploaded('three-tabs.xlsx', 'Half.xlsx', fx.companies.gamma.id);
+      const rows = await rowsOf(id);
+      const mappedCells = rows.filter((r) => r.category !== null).flatMap(idsOf).length;
+      const unmapped = rows.filter((r) => r.category === null);
+      expect(unmapped.map((r) => idsOf(r).length)).to.deep.equal([1, 1, 1]);
+      const revenue = rows.find((r) => r.label === 'Total revenue')!;
+      const half = await post(id, 'confirm', { ids: idsOf(revenue) });
+      expect(half.body).to.deep.include({ confirmed: 3, open: mappedCells - 3 + 3 });
+      const product = unmapped.find((r) => r.label === 'Product revenue')!;
+      const rejected = await post(id, 'reject', { ids: [product.id] });
+      expect(rejected.body).to.deep.include({
+        rejected: 1,
+        open: mappedCells - 3 + 2,
+        parse_state: 'needs-input',
+      });
+      expect((await rowsOf(id)).find((r) => r.label === 'Product revenue')).to.deep.include({
+        status: 'rejected',
+        id: product.id,
+      });
     });
 
     it('writes nothing new when the same proposals are confirmed twice', async () => {
@@ -307,6 +390,8 @@ for (const dialect of dialects) {
       const rows = (list.structuredContent as { results: Row[] }).results;
       expect(rows.length).to.be.greaterThan(0);
       expect(rows[0]!.cells[0]).to.have.length(4);
+      const unmapped = rows.filter((r) => r.category === null);
+      expect(unmapped.every((r) => r.id !== null && r.cells.every((c) => c[0] === null))).to.equal(true);
       const res = await client.callTool({
         name: 'confirm_document_proposals',
         arguments: { document_id: id, on_conflict: 'skip' },

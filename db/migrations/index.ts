@@ -21,6 +21,7 @@ import * as informationLoop from './024-information-loop.ts';
 import * as outboundMail from './025-outbound-mail.ts';
 import * as extractionProposals from './026-extraction-proposals.ts';
 import * as extractionSettings from './027-extraction-settings.ts';
+import * as extractionRowFigures from './028-extraction-row-figures.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '025-outbound-mail': outboundMail,
   '026-extraction-proposals': extractionProposals,
   '027-extraction-settings': extractionSettings,
+  '028-extraction-row-figures': extractionRowFigures,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

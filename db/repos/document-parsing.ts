@@ -7,6 +7,7 @@ import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
 import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
+import type { RowFigure } from './extraction.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
 
 export interface ParseJob {
@@ -32,9 +33,11 @@ export interface ParsedDocument {
   parse_note: string | null;
 }
 
-/** A figure read from a spreadsheet, or a row that could not be mapped (`category_id` null). */
+/** A figure read from a spreadsheet, or a row that could not be mapped (`category_id` null) with its figures. */
 export interface ProposalInsert {
   sheet: string;
+  /** The line of the sheet the label is on. */
+  sheet_row: number;
   cell: string;
   row_label: string;
   category_id: string | null;
@@ -44,6 +47,8 @@ export interface ProposalInsert {
   currency: string | null;
   kind: 'actual' | 'budget';
   confidence: number;
+  /** An unmapped row's figures (its date, cadence and value then null). */
+  figures?: readonly RowFigure[];
 }
 
 export type ParseOutcome =
@@ -73,19 +78,20 @@ async function storeProposals(
     | undefined;
   if (!doc) return;
   await trx('extraction_proposals').where({ document_id: documentId, status: 'proposed' }).delete();
-  const records = rows.map((row) => ({
+  const record = ({ figures, ...row }: ProposalInsert) => ({
     id: newId(),
     ...doc,
     document_id: documentId,
     ...row,
+    figures: figures ? JSON.stringify(figures) : null,
     status: 'proposed',
     created_at: at,
-  }));
+  });
   // Inserted in slices: SQLite binds at most 32,766 values in one statement. Between slices the event
   // loop is let go: on SQLite each insert runs synchronously, and thousands in a row held the server.
-  for (let i = 0; i < records.length; i += PROPOSAL_SLICE) {
+  for (let i = 0; i < rows.length; i += PROPOSAL_SLICE) {
     if (i > 0) await yieldToOthers();
-    await trx('extraction_proposals').insert(records.slice(i, i + PROPOSAL_SLICE));
+    await trx('extraction_proposals').insert(rows.slice(i, i + PROPOSAL_SLICE).map(record));
   }
 }
 

@@ -3,10 +3,24 @@ import type { Scope } from '../../core/principal.ts';
 import { isPostgres } from '../knex.ts';
 import { scoped } from './util.ts';
 
-/** A stored proposal, with its category's name when it has one. */
+/** A figure of a row that could not be mapped, as its proposal holds it (the row's kind and currency its own). */
+export interface RowFigure {
+  cell: string;
+  date: string;
+  cadence: string;
+  /** As the sheet shows it, scaled by its units; after a confirmation, as written. */
+  value: string;
+}
+
+/**
+ * A stored proposal, with its category's name when it has one: one figure (`date`, `cadence`, `value`),
+ * or a row that could not be mapped with its `figures`.
+ */
 export interface ProposalRow {
   id: string;
   sheet: string;
+  /** The line of the sheet its label is on (a column, where the periods run down). */
+  sheet_row: number;
   cell: string;
   row_label: string;
   category_id: string | null;
@@ -19,6 +33,8 @@ export interface ProposalRow {
   kind: 'actual' | 'budget';
   confidence: number;
   status: 'proposed' | 'confirmed' | 'rejected';
+  /** An unmapped row's figures; null for a proposal of one figure. */
+  figures: RowFigure[] | null;
 }
 
 /** The document a review is about, as the caller may see it. */
@@ -36,6 +52,8 @@ export interface SettledProposal {
   id: string;
   category_id: string | null;
   value: string | null;
+  /** An unmapped row's figures as written. */
+  figures?: readonly RowFigure[] | null;
 }
 
 /** Proposals of a document, in the order of its sheets, rows and cells. */
@@ -46,6 +64,7 @@ function proposalsQuery(db: Knex, documentId: string) {
     .select(
       'p.id',
       'p.sheet',
+      'p.sheet_row',
       'p.cell',
       'p.row_label',
       'p.category_id',
@@ -58,14 +77,23 @@ function proposalsQuery(db: Knex, documentId: string) {
       'p.kind',
       'p.confidence',
       'p.status',
+      'p.figures',
     );
 }
 
-function toProposal(row: ProposalRow): ProposalRow {
+type StoredProposal = Omit<ProposalRow, 'sheet_row' | 'figures'> & {
+  sheet_row: number | string | null;
+  figures: string | null;
+};
+
+function toProposal(row: StoredProposal): ProposalRow {
   return {
     ...row,
+    // Proposals stored before lines were kept: the row of the cell, right for every sheet read across.
+    sheet_row: row.sheet_row === null ? position(row.cell)[0] : Number(row.sheet_row),
     confidence: Number(row.confidence),
     is_standard: row.is_standard === null ? null : Boolean(row.is_standard),
+    figures: row.figures === null ? null : (JSON.parse(row.figures) as RowFigure[]),
   };
 }
 
@@ -98,7 +126,7 @@ export function extractionRepo(db: Knex) {
 
     /** Every proposal of a document (the caller has checked it may see it), sheet by sheet in reading order. */
     async proposals(documentId: string): Promise<ProposalRow[]> {
-      const rows = (await proposalsQuery(db, documentId)) as ProposalRow[];
+      const rows = (await proposalsQuery(db, documentId)) as StoredProposal[];
       return rows.map(toProposal).sort(readingOrder);
     },
 
@@ -116,8 +144,11 @@ export function extractionRepo(db: Knex) {
     ): Promise<number> {
       let n = 0;
       for (const s of settled) {
+        const figures = s.figures ? { figures: JSON.stringify(s.figures) } : {};
         const update =
-          status === 'confirmed' ? { status, category_id: s.category_id, value: s.value } : { status };
+          status === 'confirmed'
+            ? { status, category_id: s.category_id, value: s.value, ...figures }
+            : { status };
         n += await db('extraction_proposals')
           .where({ id: s.id, document_id: documentId, status: 'proposed' })
           .update(update);

@@ -8,6 +8,7 @@ import {
   extractFigures,
   HIGH_CONFIDENCE,
   type Target,
+  type UnmappedRow,
 } from './tables.ts';
 
 /** What a parse's grids come to for its document: proposal rows, and why a person is needed, if one is. */
@@ -20,6 +21,32 @@ interface CategoryRow {
   id: string;
   name: string;
   is_standard: boolean | number;
+}
+
+/**
+ * An unmapped row as one proposal holding its figures, or two when it has budget figures beside its
+ * actuals (they are written to different places); a row whose only figures are forecasts is still
+ * listed, by its label's cell, with nothing to write.
+ */
+function unmappedProposals(u: UnmappedRow): ProposalInsert[] {
+  const kinds = u.figures.length > 0 ? [...new Set(u.figures.map((f) => f.kind))] : (['actual'] as const);
+  return kinds.map((kind) => {
+    const figures = u.figures.filter((f) => f.kind === kind);
+    return {
+      sheet: u.sheet.slice(0, 255),
+      sheet_row: u.row,
+      cell: figures[0]?.cell ?? `A${u.row}`,
+      row_label: u.label.slice(0, 255),
+      category_id: null,
+      date: null,
+      cadence: null,
+      value: null,
+      currency: figures[0]?.currency ?? null,
+      kind,
+      confidence: 0,
+      figures: figures.map((f) => ({ cell: f.cell, date: f.date, cadence: f.cadence, value: f.value })),
+    };
+  });
 }
 
 /**
@@ -71,6 +98,7 @@ export function createProposer(db: Knex): Proposer {
       'category' in target ? (standard.get(target.category) ?? null) : target.custom_metric_id;
     const rows: ProposalInsert[] = result.proposals.map((p) => ({
       sheet: p.sheet.slice(0, 255),
+      sheet_row: p.row,
       cell: p.cell,
       row_label: p.row_label.slice(0, 255),
       category_id: idOf(p.target),
@@ -81,25 +109,9 @@ export function createProposer(db: Knex): Proposer {
       kind: p.kind,
       confidence: p.confidence,
     }));
-    for (const u of result.unmapped) {
-      const base = { sheet: u.sheet.slice(0, 255), row_label: u.label.slice(0, 255), category_id: null };
-      // A row whose only figures are forecasts is still listed, by its label's cell, with nothing to write.
-      const figures = u.figures.length > 0 ? u.figures : [undefined];
-      for (const f of figures)
-        rows.push({
-          ...base,
-          cell: f?.cell ?? `A${u.row}`,
-          date: f?.date ?? null,
-          cadence: f?.cadence ?? null,
-          value: f?.value ?? null,
-          currency: f?.currency ?? null,
-          kind: f?.kind ?? 'actual',
-          confidence: 0,
-        });
-    }
-    const unmappedRows = result.unmapped.length;
+    for (const u of result.unmapped) rows.push(...unmappedProposals(u));
     const open =
-      unmappedRows +
+      result.unmapped.length +
       new Set(
         rows
           .filter((r) => r.category_id !== null && r.confidence < HIGH_CONFIDENCE)

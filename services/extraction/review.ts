@@ -1,7 +1,7 @@
 import { isMonetary } from '../../core/categories.ts';
 import { type Decimal, mul, neg, parseDecimal, sign, toText } from '../../core/decimal.ts';
 import { type FieldError, InvalidInput, NotFound, ToolError } from '../../core/errors.ts';
-import type { ProposalRow, ReviewedDocument, SettledProposal } from '../../db/repos/extraction.ts';
+import type { ProposalRow, ReviewedDocument, RowFigure, SettledProposal } from '../../db/repos/extraction.ts';
 import type { ConflictMode, PointOutcome } from '../../db/repos/metric-writes.ts';
 import type { CategoryRow } from '../../db/repos/metrics.ts';
 import { budgetNamed } from '../budgets.ts';
@@ -40,11 +40,21 @@ export interface ReviewResult {
   open: number;
 }
 
-/** A proposal about to be confirmed, with what it will write. */
+/** A proposal about to be confirmed, with what it will write: its value, or an unmapped row's figures. */
 interface Planned {
   proposal: ProposalRow;
-  category: CategoryRow | null;
+  category: CategoryRow;
   value: string | null;
+  figures: RowFigure[] | null;
+}
+
+/** One figure a confirmation writes, with the proposal it is of. */
+interface Figure {
+  planned: Planned;
+  cell: string;
+  date: string;
+  cadence: string;
+  value: string;
 }
 
 const listPointer = 'list_document_proposals (GET /v1/documents/{id}/proposals/) lists them';
@@ -188,20 +198,32 @@ async function plan(
         });
       continue;
     }
-    planned.push({ proposal: p, category, value: corrected(p.value, correction) });
+    const figures = p.figures
+      ? p.figures.map((f) => ({ ...f, value: corrected(f.value, correction) ?? f.value }))
+      : null;
+    planned.push({ proposal: p, category, value: corrected(p.value, correction), figures });
   }
   if (errors.length > 0) invalid(errors);
   return planned;
 }
 
-/** The metrics service's errors name items[i]; a review names the proposals. */
-function renamed(err: unknown, planned: readonly Planned[]): unknown {
+/** The figures planned proposals write: each one's own, or an unmapped row's; none without a value. */
+function figuresOf(planned: readonly Planned[]): Figure[] {
+  return planned.flatMap((x) => {
+    if (x.figures) return x.figures.map((f) => ({ planned: x, ...f }));
+    const { cell, date, cadence } = x.proposal;
+    return x.value !== null && date && cadence ? [{ planned: x, cell, date, cadence, value: x.value }] : [];
+  });
+}
+
+/** The metrics service's errors name items[i]; a review names the proposals and their cells. */
+function renamed(err: unknown, figures: readonly Figure[]): unknown {
   if (!(err instanceof ToolError) || err.errors.length === 0) return err;
-  // Every items[i] is named, in the field and in the message ("repeats items[3]").
+  // Every items[i] is named, in the field and in the message ("repeats items[3]"), with its cell.
   const named = (text: string) =>
     text.replace(/items\[(\d+)\]/g, (whole, i: string) => {
-      const p = planned[Number(i)]?.proposal;
-      return p ? `proposal ${p.id} (${p.sheet}!${p.cell})` : whole;
+      const f = figures[Number(i)];
+      return f ? `proposal ${f.planned.proposal.id} (${f.planned.proposal.sheet}!${f.cell})` : whole;
     });
   const errors = err.errors.map((e) => ({ ...e, field: named(e.field), message: named(e.message) }));
   const message = `nothing was written: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
@@ -212,19 +234,19 @@ function renamed(err: unknown, planned: readonly Planned[]): unknown {
 async function writeFigures(
   ctx: ServiceContext,
   doc: ReviewedDocument,
-  planned: readonly Planned[],
+  figures: readonly Figure[],
   budgetId: string | null,
   onConflict: ConflictMode,
   tally: Record<PointOutcome, number>,
 ): Promise<void> {
-  if (planned.length === 0) return;
-  const points = planned.map(({ proposal: p, category, value }) => ({
+  if (figures.length === 0) return;
+  const points = figures.map(({ planned: { proposal: p, category }, date, cadence, value }) => ({
     company_id: doc.company_id,
-    category: category!.name,
-    metric_cadence: category!.is_point_in_time ? 'point_in_time' : p.cadence,
-    date: p.date,
+    category: category.name,
+    metric_cadence: category.is_point_in_time ? 'point_in_time' : cadence,
+    date,
     value,
-    currency: isMonetary(category!.category_type) ? p.currency : null,
+    currency: isMonetary(category.category_type) ? p.currency : null,
     is_budget_metric: budgetId !== null,
     budget_id: budgetId,
   }));
@@ -232,9 +254,9 @@ async function writeFigures(
     points,
     schemaErrors: [],
     onConflict,
-    sources: planned.map((x) => sourceOf(doc.name, x.proposal)),
+    sources: figures.map((f) => sourceOf(doc.name, { sheet: f.planned.proposal.sheet, cell: f.cell })),
   }).catch((err: unknown) => {
-    throw renamed(err, planned);
+    throw renamed(err, figures);
   });
   for (const w of created.written) tally[w.outcome]++;
 }
@@ -282,23 +304,24 @@ export async function confirmProposals(
     const selected = selectOpen(await repos.extraction.proposals(doc.id), request.ids, doc.id, 'confirmed');
     const planned = await plan(inTrx, selected, request);
     const tally: Record<PointOutcome, number> = { created: 0, overwritten: 0, unchanged: 0, skipped: 0 };
-    const withValue = planned.filter((x) => x.value !== null && x.proposal.date && x.proposal.cadence);
-    const actuals = withValue.filter((x) => x.proposal.kind === 'actual');
-    const budgeted = withValue.filter((x) => x.proposal.kind === 'budget');
+    const figures = figuresOf(planned);
+    const actuals = figures.filter((f) => f.planned.proposal.kind === 'actual');
+    const budgeted = figures.filter((f) => f.planned.proposal.kind === 'budget');
     await writeFigures(inTrx, doc, actuals, null, request.onConflict, tally);
     let budgetId: string | null = null;
     if (budgeted.length > 0) {
-      const first = budgeted.map((x) => x.proposal.date!).sort()[0]!;
+      const first = budgeted.map((f) => f.date).sort()[0]!;
       budgetId = (await budgetNamed(recorder, doc.company_id, doc.name.slice(0, 255), first)).id;
       await writeFigures(inTrx, doc, budgeted, budgetId, request.onConflict, tally);
     }
     const settled: SettledProposal[] = planned.map((x) => ({
       id: x.proposal.id,
-      category_id: x.category!.id,
+      category_id: x.category.id,
       value: x.value,
+      figures: x.figures,
     }));
     const confirmed = await repos.extraction.settle(doc.id, 'confirmed', settled);
-    const labels = new Map(planned.map((x) => [normalizeLabel(x.proposal.row_label), x.category!.id]));
+    const labels = new Map(planned.map((x) => [normalizeLabel(x.proposal.row_label), x.category.id]));
     await repos.extraction.remember(doc.company_id, labels, recorder.at);
     const { state, open } = await settleDocument(recorder, doc);
     return {

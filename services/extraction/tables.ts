@@ -17,6 +17,8 @@ export interface ExtractionContext {
 
 export interface Proposal {
   sheet: string;
+  /** The line of the sheet the label is on, one-based: its row, or its column where the periods run down. */
+  row: number;
   /** The cell the value came from, as `B7`. */
   cell: string;
   row_label: string;
@@ -43,7 +45,7 @@ export interface UnmappedFigure {
 
 export interface UnmappedRow {
   sheet: string;
-  /** One-based, as the spreadsheet shows it. */
+  /** One-based, as the spreadsheet shows it (its column, where the periods run down). */
   row: number;
   label: string;
   /** Its figures, so that a person who names the row's metric can confirm them. */
@@ -266,6 +268,7 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
       seen.add(key);
       result.proposals.push({
         sheet: sheet.name,
+        row: r + 1,
         cell: sheet.ref(r, c),
         row_label: label,
         target: mapped.target,

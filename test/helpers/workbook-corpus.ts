@@ -333,3 +333,19 @@ function pdfs(add: (file: string, content: Buffer, expected: ExpectedPoint[]) =>
     ],
   );
 }
+
+/** Not in the corpus: actual and budget months side by side, with a row no synonym maps (`Consulting fees`). */
+export function budgetBesideUnmapped(): Buffer {
+  return writeXlsx([
+    {
+      name: 'P&L',
+      rows: [
+        ['', 'Actual', '', 'Budget'],
+        ['', 'Jan-26', 'Feb-26', 'Jan-26', 'Feb-26'],
+        ['Turnover', 120, 135, 110, 130],
+        [],
+        ['Consulting fees', 10, 11, 12, 14],
+      ],
+    },
+  ]);
+}

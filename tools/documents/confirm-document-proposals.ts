@@ -7,7 +7,7 @@ export const confirmDocumentProposals = defineTool({
   name: 'confirm_document_proposals',
   title: 'Confirm figures proposed from a spreadsheet',
   description:
-    'Writes proposals of a document (ids, or every mapped open one) as metric data with corrections; budget rows go to a budget named after the document. Confirming again writes nothing. Editor or admin role.',
+    'Writes proposals of a document (ids, or every mapped open one) as metric data with corrections; an unmapped row (its id) needs a category correction. Budget rows go to a budget named after the document. Confirming again writes nothing. Editor or admin role.',
   input: z.object({
     document_id: z.string().min(1).describe('The document (list_documents).'),
     ids: Ids.optional().describe(

@@ -6,33 +6,52 @@ import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
 const ProposedRow = z.object({
   sheet: z.string(),
+  row: z.number().int().describe('Line of the sheet.'),
   label: z.string(),
   category: z.string().nullable().describe('null: not mapped'),
   kind: z.enum(['actual', 'budget']),
   status: z.enum(['proposed', 'confirmed', 'rejected']),
   confidence: z.number(),
+  id: z.string().nullable().describe('An unmapped row: one proposal id for all its cells.'),
   cells: z
-    .array(z.tuple([z.string(), z.string(), z.string().nullable(), z.string().nullable()]))
+    .array(z.tuple([z.string().nullable(), z.string(), z.string().nullable(), z.string().nullable()]))
     .describe('[id, cell, date, value]'),
 });
 type ProposedRow = z.infer<typeof ProposedRow>;
 
-/** Proposals side by side per table row: one entry per sheet, label, kind, mapping and status. */
+/**
+ * Proposals side by side per table row: one entry per sheet, line, label, kind, mapping and status,
+ * each cell with its proposal's id; an unmapped row is one proposal, its id given once.
+ */
 export function proposedRows(proposals: readonly ProposalRow[]): ProposedRow[] {
   const rows = new Map<string, ProposedRow>();
   for (const p of proposals) {
-    const key = JSON.stringify([p.sheet, p.row_label, p.kind, p.category_id, p.status, p.cadence]);
+    const entry = {
+      sheet: p.sheet,
+      row: p.sheet_row,
+      label: p.row_label,
+      category: p.category_name,
+      kind: p.kind,
+      status: p.status,
+      confidence: p.confidence,
+    };
+    if (p.figures) {
+      const cells = p.figures.map((f): ProposedRow['cells'][number] => [null, f.cell, f.date, f.value]);
+      rows.set(p.id, { ...entry, id: p.id, cells });
+      continue;
+    }
+    const key = JSON.stringify([
+      p.sheet,
+      p.sheet_row,
+      p.row_label,
+      p.kind,
+      p.category_id,
+      p.status,
+      p.cadence,
+    ]);
     let row = rows.get(key);
     if (!row) {
-      row = {
-        sheet: p.sheet,
-        label: p.row_label,
-        category: p.category_name,
-        kind: p.kind,
-        status: p.status,
-        confidence: p.confidence,
-        cells: [],
-      };
+      row = { ...entry, id: null, cells: [] };
       rows.set(key, row);
     }
     row.cells.push([p.id, p.cell, p.date, p.value]);
