@@ -83,9 +83,9 @@ for (const dialect of dialects) {
       const marketing = unmapped.find((r) => r.cell === 'B7')!;
       expect(marketing).to.deep.include({ value: null, status: 'proposed', kind: 'actual' });
       expect(JSON.parse(marketing.figures)).to.deep.equal([
-        { cell: 'B7', date: '2026-01-31', cadence: 'month', value: '-30000' },
-        { cell: 'C7', date: '2026-02-28', cadence: 'month', value: '-31000' },
-        { cell: 'D7', date: '2026-03-31', cadence: 'month', value: '-32000' },
+        ['B7', '2026-01-31', 'month', '-30000'],
+        ['C7', '2026-02-28', 'month', '-31000'],
+        ['D7', '2026-03-31', 'month', '-32000'],
       ]);
       const mapped = (await proposalsOf(id)).filter((r) => r.category !== null);
       expect(mapped.every((r) => r.figures === null && r.value !== null)).to.equal(true);
@@ -99,8 +99,8 @@ for (const dialect of dialects) {
         ['D5', 'budget'],
       ]);
       expect(JSON.parse(unmapped[1]!.figures)).to.deep.equal([
-        { cell: 'D5', date: '2026-01-31', cadence: 'month', value: '12' },
-        { cell: 'E5', date: '2026-02-28', cadence: 'month', value: '14' },
+        ['D5', '2026-01-31', 'month', '12'],
+        ['E5', '2026-02-28', 'month', '14'],
       ]);
     });
 

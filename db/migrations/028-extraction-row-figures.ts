@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 // proposal per cell: a person maps the row, not each cell, and a large workbook's unmapped rows were
 // most of what its parse stored. The figures are a JSON column rather than a table of their own: they
 // are only ever read, corrected and settled with their row, and a row of their own per figure is the
-// cost this removes. Each proposal also keeps the line of the sheet its label is on.
+// cost this removes. The figures are `[[cell, date, cadence, value], …]` (the row's kind and currency are
+// the proposal's own). Each proposal also keeps the line of the sheet its label is on.
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('extraction_proposals', (t) => {
     t.integer('sheet_row');

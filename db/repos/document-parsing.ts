@@ -7,7 +7,7 @@ import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
 import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
-import type { RowFigure } from './extraction.ts';
+import { encodeFigures, type RowFigure } from './extraction.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
 
 export interface ParseJob {
@@ -83,7 +83,7 @@ async function storeProposals(
     ...doc,
     document_id: documentId,
     ...row,
-    figures: figures ? JSON.stringify(figures) : null,
+    figures: figures ? encodeFigures(figures) : null,
     status: 'proposed',
     created_at: at,
   });
