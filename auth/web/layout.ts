@@ -82,6 +82,8 @@ table{width:100%;border-collapse:collapse;margin-top:1rem;font-size:.95rem}
 th,td{text-align:left;padding:.5rem .4rem;border-bottom:1px solid #e3e5e9;vertical-align:top}
 th{color:#4b5161;font-weight:600}
 .table-wrap{overflow-x:auto}
+tr.mapped th,tr.mapped td{background:#fff7d6}
+table.sheet td[title]{font-variant-numeric:tabular-nums;text-align:right}
 pre.mail{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f9fb;border:1px solid #d9dce1;border-radius:8px;padding:1rem;font-size:.9rem}
 @media (max-width:30rem){
   main{padding:1rem .75rem 2rem}

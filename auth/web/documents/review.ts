@@ -17,19 +17,91 @@ const notices: Record<string, string> = {
   rejected: 'The open figures are rejected.',
 };
 
-/** One table row of the sheet: a mapped row is highlighted, an unmapped one says so. */
-function rowHtml(r: Row): SafeHtml {
-  const category = r.category ? html`<mark>${r.category}</mark>` : html`<em>not mapped</em>`;
-  const cells = r.cells.map(([, cell, date, value]) => html`<li>${cell} ${date ?? ''}: ${value ?? '–'}</li>`);
-  return html`<tr data-mapped="${r.category ? 'yes' : 'no'}">
-      <td>${r.sheet}</td><td>${r.label}</td><td>${category}</td><td>${r.kind}</td><td>${r.status}</td>
-      <td><ul>${cells}</ul></td>
+/** Table rows read per page of the review: enough for a workbook of a few thousand lines. */
+const MAX_PAGES = 20;
+
+/** One line of a sheet as the page draws it: its label, what it maps to, and its values by period column. */
+interface Line {
+  row: number;
+  label: string;
+  categories: Set<string>;
+  statuses: Set<string>;
+  values: Map<string, { cell: string; value: string | null }>;
+}
+
+/** A period column of a sheet: actuals first, then budget, each by date. */
+interface Column {
+  key: string;
+  kind: string;
+  date: string;
+}
+
+interface SheetGrid {
+  name: string;
+  columns: Column[];
+  lines: Line[];
+}
+
+/** The listed rows as each sheet's grid: period columns across, one line per row label in sheet order. */
+function sheetGrids(rows: readonly Row[]): SheetGrid[] {
+  const sheets = new Map<string, { columns: Map<string, Column>; lines: Map<string, Line> }>();
+  for (const r of rows) {
+    let sheet = sheets.get(r.sheet);
+    if (!sheet) {
+      sheet = { columns: new Map(), lines: new Map() };
+      sheets.set(r.sheet, sheet);
+    }
+    const lineKey = `${r.row}|${r.label}`;
+    let line = sheet.lines.get(lineKey);
+    if (!line) {
+      line = { row: r.row, label: r.label, categories: new Set(), statuses: new Set(), values: new Map() };
+      sheet.lines.set(lineKey, line);
+    }
+    if (r.category) line.categories.add(r.category);
+    line.statuses.add(r.status);
+    for (const [, cell, date, value] of r.cells) {
+      if (!date) continue;
+      const key = `${r.kind}|${date}`;
+      if (!sheet.columns.has(key)) sheet.columns.set(key, { key, kind: r.kind, date });
+      line.values.set(key, { cell, value });
+    }
+  }
+  const byKindAndDate = (a: Column, b: Column) =>
+    a.kind === b.kind ? (a.date < b.date ? -1 : 1) : a.kind === 'actual' ? -1 : 1;
+  return [...sheets].map(([name, sheet]) => ({
+    name,
+    columns: [...sheet.columns.values()].sort(byKindAndDate),
+    lines: [...sheet.lines.values()].sort((a, b) => a.row - b.row),
+  }));
+}
+
+/** A line of the sheet: a mapped one highlighted with its metric, an unmapped one plain; each value titled with its cell. */
+function lineHtml(sheet: string, columns: readonly Column[], line: Line): SafeHtml {
+  const mapped = line.categories.size > 0;
+  const metric = mapped ? html`<mark>${[...line.categories].join(', ')}</mark>` : html`<em>not mapped</em>`;
+  const cells = columns.map((c) => {
+    const v = line.values.get(c.key);
+    return v ? html`<td title="${sheet}!${v.cell}">${v.value ?? '–'}</td>` : html`<td></td>`;
+  });
+  return html`<tr data-mapped="${mapped ? 'yes' : 'no'}"${mapped ? html` class="mapped"` : ''}>
+      <th scope="row">${line.label}</th><td>${metric}</td><td>${[...line.statuses].join(', ')}</td>${cells}
     </tr>`;
+}
+
+function sheetHtml(grid: SheetGrid): SafeHtml {
+  const heads = grid.columns.map(
+    (c) => html`<th scope="col">${c.kind === 'budget' ? 'Budget ' : ''}${c.date}</th>`,
+  );
+  return html`<h2>${grid.name}</h2>
+    <div class="table-wrap"><table class="sheet" data-sheet="${grid.name}">
+      <thead><tr><th scope="col">Row</th><th scope="col">Metric</th><th scope="col">Status</th>${heads}</tr></thead>
+      <tbody>${grid.lines.map((line) => lineHtml(grid.name, grid.columns, line))}</tbody>
+    </table></div>`;
 }
 
 function reviewPage(
   id: string,
-  rows: readonly Row[],
+  listed: { rows: readonly Row[]; count: number },
   csrf: string,
   edit: boolean,
   notice?: string,
@@ -39,13 +111,32 @@ function reviewPage(
         <input type="hidden" name="csrf_token" value="${csrf}">
         <button class="button" type="submit">${label}</button>
       </form>`;
+  const more =
+    listed.count > listed.rows.length
+      ? html`<p>The first ${listed.rows.length} of ${listed.count} table rows are shown; list_document_proposals lists them all.</p>`
+      : '';
   return html`<h1>Figures read from the document</h1>
     ${notice ? html`<p role="status">${notice}</p>` : ''}
-    <table>
-      <thead><tr><th>Sheet</th><th>Row</th><th>Metric</th><th>Kind</th><th>Status</th><th>Cells</th></tr></thead>
-      <tbody>${rows.map(rowHtml)}</tbody>
-    </table>
+    <p>Mapped rows are highlighted with the metric they map to; a value's cell is its title.</p>
+    ${more}
+    ${sheetGrids(listed.rows).map(sheetHtml)}
     ${edit ? html`${button('confirm', 'Confirm the mapped figures')}${button('reject', 'Reject the open figures')}` : ''}`;
+}
+
+/** Every listed table row of a document, up to MAX_PAGES pages of them. */
+async function listedRows(
+  ctx: Awaited<ReturnType<typeof webToolContext>>,
+  id: string,
+): Promise<{ rows: Row[]; count: number }> {
+  const rows: Row[] = [];
+  let count = 0;
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const listed = await run(listDocumentProposals, ctx, { document_id: id, page, per_page: 100 });
+    rows.push(...listed.results);
+    count = listed.count;
+    if (!listed.has_more) break;
+  }
+  return { rows, count };
 }
 
 /** The review page of a document's proposals, and its confirm and reject buttons. */
@@ -56,9 +147,9 @@ export function addProposalRoutes(router: Router, options: WebOptions, form: For
       const id = String(req.params.document_id);
       const ctx = await webToolContext(options, session);
       try {
-        const listed = await run(listDocumentProposals, ctx, { document_id: id, per_page: 100 });
+        const listed = await listedRows(ctx, id);
         const notice = notices[String(req.query.notice ?? '')];
-        const body = reviewPage(id, listed.results, session.csrfToken, mayEdit(session), notice);
+        const body = reviewPage(id, listed, session.csrfToken, mayEdit(session), notice);
         sendHtml(res, 200, page({ title: 'Review figures', nav: nav(session, 'documents'), body }));
       } catch (err) {
         refusalPage(res, err, '/account/connections');
