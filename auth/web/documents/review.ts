@@ -17,8 +17,8 @@ const notices: Record<string, string> = {
   rejected: 'The open figures are rejected.',
 };
 
-/** Table rows read per page of the review: enough for a workbook of a few thousand lines. */
-const MAX_PAGES = 20;
+/** Pages of 100 table rows the review page draws at most: a thousand lines of a workbook. */
+const MAX_PAGES = 10;
 
 /** One line of a sheet as the page draws it: its label, what it maps to, and its values by period column. */
 interface Line {
