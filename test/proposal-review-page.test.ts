@@ -35,6 +35,71 @@ for (const dialect of dialects) {
       await t?.drop();
     });
 
+    /** A corpus workbook stored and parsed; its review page, signed in as the firm's admin. */
+    async function reviewPageOf(file: string) {
+      const { content } = corpus().find((f) => f.file === file)!;
+      const id = await addDocument(fx.repos, {
+        company: fx.companies.beta,
+        firmId: fx.firmA.id,
+        name: file,
+        body: content,
+        contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      });
+      const worker = createParseWorker({
+        repo: documentParsingRepo(t.db),
+        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
+        clock: systemClock,
+        logger: createLogger('silent'),
+        pollMs: 50,
+        leaseMs: 60_000,
+        propose: createProposer(t.db),
+      });
+      while ((await worker.runOnce()).length > 0);
+      const path = `/account/documents/${id}/proposals`;
+      const page = await (await browser!.newContext()).newPage();
+      await page.goto(`${server.url}/login?next=${encodeURIComponent(path)}`);
+      await page.getByLabel('Email').fill('admin@alpha.test');
+      await page.getByLabel('Password').fill('fixture-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`**${path}`);
+      return page;
+    }
+
+    it('draws budget columns beside the actual ones in sheet order, and a sheet whose periods run down with them across', async function () {
+      if (!browser) this.skip();
+      const budget = (await reviewPageOf('budget-beside-actual.xlsx')).locator('table[data-sheet="P&L"]');
+      expect(await budget.locator('thead th').allTextContents()).to.deep.equal([
+        'Row',
+        'Metric',
+        'Status',
+        '2026-01-31',
+        '2026-02-28',
+        '2026-03-31',
+        'Budget 2026-01-31',
+        'Budget 2026-02-28',
+        'Budget 2026-03-31',
+      ]);
+      const turnover = budget.locator('tbody tr', { hasText: 'Turnover' });
+      expect(await turnover.locator('td[title]').allTextContents()).to.deep.equal([
+        '120',
+        '135',
+        '150',
+        '110',
+        '130',
+        '160',
+      ]);
+      expect(await turnover.locator('td[title]').last().getAttribute('title')).to.equal('P&L!G5');
+      const down = (await reviewPageOf('transposed.xlsx')).locator('table.sheet');
+      expect(await down.locator('tbody th').allTextContents()).to.deep.equal([
+        'Revenue',
+        'Headcount',
+        'Cash at bank',
+      ]);
+      const headcount = down.locator('tbody tr', { hasText: 'Headcount' });
+      expect(await headcount.locator('td[title]').allTextContents()).to.deep.equal(['12', '13', '15']);
+      expect(await headcount.locator('td[title]').first().getAttribute('title')).to.match(/!C3$/);
+    });
+
     it('shows each sheet as a grid of its periods and lines, the mapped ones highlighted, then confirms the mapped figures and rejects the rest', async function () {
       if (!browser) this.skip();
       const { content } = corpus().find((f) => f.file === 'three-tabs.xlsx')!;

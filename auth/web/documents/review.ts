@@ -26,14 +26,32 @@ interface Line {
   label: string;
   categories: Set<string>;
   statuses: Set<string>;
-  values: Map<string, { cell: string; value: string | null }>;
+  values: Map<number, { cell: string; value: string | null }>;
 }
 
-/** A period column of a sheet: actuals first, then budget, each by date. */
+/** A period column of a sheet, where the sheet has it. */
 interface Column {
-  key: string;
+  /** Its place in the sheet: a column, or a row where the periods run down. */
+  at: number;
   kind: string;
   date: string;
+}
+
+/** A cell reference's one-based column and row (`C7` → [3, 7]). */
+function placeOf(cell: string): [number, number] {
+  const m = /^([A-Z]+)(\d+)$/.exec(cell);
+  if (!m) return [0, 0];
+  return [[...m[1]!].reduce((n, ch) => n * 26 + ch.charCodeAt(0) - 64, 0), Number(m[2])];
+}
+
+/**
+ * Where a value's period sits in its sheet: the column of its cell when the line is a row of the sheet,
+ * the row of its cell when the line is a column (periods down). Keyed by place, not by date: a quarter's
+ * total beside its months ends on the same day as its last month.
+ */
+function periodPlace(cell: string, line: number): number {
+  const [column, row] = placeOf(cell);
+  return row === line ? column : row;
 }
 
 interface SheetGrid {
@@ -42,9 +60,9 @@ interface SheetGrid {
   lines: Line[];
 }
 
-/** The listed rows as each sheet's grid: period columns across, one line per row label in sheet order. */
+/** The listed rows as each sheet's grid: period columns across in sheet order, one line per row label in sheet order. */
 function sheetGrids(rows: readonly Row[]): SheetGrid[] {
-  const sheets = new Map<string, { columns: Map<string, Column>; lines: Map<string, Line> }>();
+  const sheets = new Map<string, { columns: Map<number, Column>; lines: Map<string, Line> }>();
   for (const r of rows) {
     let sheet = sheets.get(r.sheet);
     if (!sheet) {
@@ -61,16 +79,14 @@ function sheetGrids(rows: readonly Row[]): SheetGrid[] {
     line.statuses.add(r.status);
     for (const [, cell, date, value] of r.cells) {
       if (!date) continue;
-      const key = `${r.kind}|${date}`;
-      if (!sheet.columns.has(key)) sheet.columns.set(key, { key, kind: r.kind, date });
-      line.values.set(key, { cell, value });
+      const at = periodPlace(cell, r.row);
+      if (!sheet.columns.has(at)) sheet.columns.set(at, { at, kind: r.kind, date });
+      line.values.set(at, { cell, value });
     }
   }
-  const byKindAndDate = (a: Column, b: Column) =>
-    a.kind === b.kind ? (a.date < b.date ? -1 : 1) : a.kind === 'actual' ? -1 : 1;
   return [...sheets].map(([name, sheet]) => ({
     name,
-    columns: [...sheet.columns.values()].sort(byKindAndDate),
+    columns: [...sheet.columns.values()].sort((a, b) => a.at - b.at),
     lines: [...sheet.lines.values()].sort((a, b) => a.row - b.row),
   }));
 }
@@ -80,7 +96,7 @@ function lineHtml(sheet: string, columns: readonly Column[], line: Line): SafeHt
   const mapped = line.categories.size > 0;
   const metric = mapped ? html`<mark>${[...line.categories].join(', ')}</mark>` : html`<em>not mapped</em>`;
   const cells = columns.map((c) => {
-    const v = line.values.get(c.key);
+    const v = line.values.get(c.at);
     return v ? html`<td title="${sheet}!${v.cell}">${v.value ?? '–'}</td>` : html`<td></td>`;
   });
   return html`<tr data-mapped="${mapped ? 'yes' : 'no'}"${mapped ? html` class="mapped"` : ''}>
