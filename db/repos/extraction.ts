@@ -17,13 +17,24 @@ export function encodeFigures(figures: readonly RowFigure[]): string {
   return JSON.stringify(figures.map((f) => [f.cell, f.date, f.cadence, f.value]));
 }
 
-function decodeFigures(text: string): RowFigure[] {
-  return (JSON.parse(text) as [string, string, string, string][]).map(([cell, date, cadence, value]) => ({
-    cell,
-    date,
-    cadence,
-    value,
-  }));
+/**
+ * An unmapped row's figures as stored, decoded when first asked for: a listing of a large workbook
+ * decodes the rows of its page, not the thousands of the document.
+ */
+export class StoredFigures {
+  #text: string;
+  #list: RowFigure[] | undefined;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  get list(): RowFigure[] {
+    this.#list ??= (JSON.parse(this.#text) as [string, string, string, string][]).map(
+      ([cell, date, cadence, value]) => ({ cell, date, cadence, value }),
+    );
+    return this.#list;
+  }
 }
 
 /**
@@ -48,7 +59,7 @@ export interface ProposalRow {
   confidence: number;
   status: 'proposed' | 'confirmed' | 'rejected';
   /** An unmapped row's figures; null for a proposal of one figure. */
-  figures: RowFigure[] | null;
+  figures: StoredFigures | null;
 }
 
 /** The document a review is about, as the caller may see it. */
@@ -107,7 +118,7 @@ function toProposal(row: StoredProposal): ProposalRow {
     sheet_row: row.sheet_row === null ? position(row.cell)[0] : Number(row.sheet_row),
     confidence: Number(row.confidence),
     is_standard: row.is_standard === null ? null : Boolean(row.is_standard),
-    figures: row.figures === null ? null : decodeFigures(row.figures),
+    figures: row.figures === null ? null : new StoredFigures(row.figures),
   };
 }
 
@@ -119,12 +130,17 @@ function position(cell: string): [number, number] {
   return [Number(m[2]), column];
 }
 
-/** By sheet, then row, then column: the order a person reads the sheet in. */
-function readingOrder(a: ProposalRow, b: ProposalRow): number {
-  if (a.sheet !== b.sheet) return a.sheet < b.sheet ? -1 : 1;
-  const [ra, ca] = position(a.cell);
-  const [rb, cb] = position(b.cell);
-  return ra - rb || ca - cb || (a.id < b.id ? -1 : 1);
+/**
+ * By sheet, then row, then column: the order a person reads the sheet in. Each cell's place is read
+ * once, not in every comparison (a large workbook's proposals are sorted in a request).
+ */
+function inReadingOrder(proposals: ProposalRow[]): ProposalRow[] {
+  const keyed = proposals.map((p) => ({ p, at: position(p.cell) }));
+  keyed.sort(
+    ({ p: a, at: [ra, ca] }, { p: b, at: [rb, cb] }) =>
+      (a.sheet === b.sheet ? 0 : a.sheet < b.sheet ? -1 : 1) || ra - rb || ca - cb || (a.id < b.id ? -1 : 1),
+  );
+  return keyed.map((k) => k.p);
 }
 
 export function extractionRepo(db: Knex) {
@@ -141,7 +157,7 @@ export function extractionRepo(db: Knex) {
     /** Every proposal of a document (the caller has checked it may see it), sheet by sheet in reading order. */
     async proposals(documentId: string): Promise<ProposalRow[]> {
       const rows = (await proposalsQuery(db, documentId)) as StoredProposal[];
-      return rows.map(toProposal).sort(readingOrder);
+      return inReadingOrder(rows.map(toProposal));
     },
 
     /** Locks a document's proposals for a review (PostgreSQL; SQLite write transactions run alone). */

@@ -199,7 +199,7 @@ async function plan(
       continue;
     }
     const figures = p.figures
-      ? p.figures.map((f) => ({ ...f, value: corrected(f.value, correction) ?? f.value }))
+      ? p.figures.list.map((f) => ({ ...f, value: corrected(f.value, correction) ?? f.value }))
       : null;
     planned.push({ proposal: p, category, value: corrected(p.value, correction), figures });
   }

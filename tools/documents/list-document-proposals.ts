@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFound } from '../../core/errors.ts';
-import type { ProposalRow } from '../../db/repos/extraction.ts';
+import type { ProposalRow, StoredFigures } from '../../db/repos/extraction.ts';
 import { defineTool, readOnly, restPaging } from '../define.ts';
 import { listOf, pageFields, pageResult, toPage } from '../schemas/page.ts';
 
@@ -19,12 +19,18 @@ const ProposedRow = z.object({
 });
 type ProposedRow = z.infer<typeof ProposedRow>;
 
+/** A listed table row, an unmapped row's cells left to read until its page is answered. */
+interface Entry {
+  row: ProposedRow;
+  figures: StoredFigures | null;
+}
+
 /**
  * Proposals side by side per table row: one entry per sheet, line, label, kind, mapping and status,
  * each cell with its proposal's id; an unmapped row is one proposal, its id given once.
  */
-export function proposedRows(proposals: readonly ProposalRow[]): ProposedRow[] {
-  const rows = new Map<string, ProposedRow>();
+function proposedRows(proposals: readonly ProposalRow[]): Entry[] {
+  const rows = new Map<string, Entry>();
   for (const p of proposals) {
     const entry = {
       sheet: p.sheet,
@@ -36,8 +42,7 @@ export function proposedRows(proposals: readonly ProposalRow[]): ProposedRow[] {
       confidence: p.confidence,
     };
     if (p.figures) {
-      const cells = p.figures.map((f): ProposedRow['cells'][number] => [null, f.cell, f.date, f.value]);
-      rows.set(p.id, { ...entry, id: p.id, cells });
+      rows.set(p.id, { row: { ...entry, id: p.id, cells: [] }, figures: p.figures });
       continue;
     }
     const key = JSON.stringify([
@@ -49,15 +54,21 @@ export function proposedRows(proposals: readonly ProposalRow[]): ProposedRow[] {
       p.status,
       p.cadence,
     ]);
-    let row = rows.get(key);
-    if (!row) {
-      row = { ...entry, id: null, cells: [] };
-      rows.set(key, row);
+    let listed = rows.get(key);
+    if (!listed) {
+      listed = { row: { ...entry, id: null, cells: [] }, figures: null };
+      rows.set(key, listed);
     }
-    row.cells.push([p.id, p.cell, p.date, p.value]);
-    row.confidence = Math.min(row.confidence, p.confidence);
+    listed.row.cells.push([p.id, p.cell, p.date, p.value]);
+    listed.row.confidence = Math.min(listed.row.confidence, p.confidence);
   }
   return [...rows.values()];
+}
+
+/** A listed row with its cells: an unmapped row's figures, read now. */
+function withCells({ row, figures }: Entry): ProposedRow {
+  if (!figures) return row;
+  return { ...row, cells: figures.list.map((f) => [null, f.cell, f.date, f.value]) };
 }
 
 export const listDocumentProposals = defineTool({
@@ -85,6 +96,6 @@ export const listDocumentProposals = defineTool({
     if (!doc) throw new NotFound(`no document with id ${input.document_id}; list_documents lists valid ids`);
     const all = proposedRows(await ctx.repos.extraction.proposals(doc.id));
     const { offset, limit } = toPage(input);
-    return pageResult(input, { count: all.length, rows: all.slice(offset, offset + limit) }, (r) => r);
+    return pageResult(input, { count: all.length, rows: all.slice(offset, offset + limit) }, withCells);
   },
 });
