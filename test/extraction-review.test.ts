@@ -236,6 +236,42 @@ for (const dialect of dialects) {
       });
     });
 
+    it('still lists and confirms an unmapped cell stored one proposal per cell, as before migration 028', async () => {
+      const id = await uploaded('months-text.xlsx', 'Old cells.xlsx', fx.companies.gamma.id);
+      const doc = await t.db('documents').where({ id }).first('firm_id', 'company_id');
+      await t.db('extraction_proposals').insert({
+        id: 'oldcell0000000000000000000000001',
+        ...doc,
+        document_id: id,
+        sheet: 'P&L',
+        sheet_row: null,
+        cell: 'C9',
+        row_label: 'Grants',
+        category_id: null,
+        date: '2026-02-28',
+        cadence: 'month',
+        value: '700',
+        currency: 'USD',
+        kind: 'actual',
+        confidence: 0,
+        figures: null,
+        status: 'proposed',
+        created_at: '2026-05-01T10:00:00.000Z',
+      });
+      const grants = (await rowsOf(id)).find((r) => r.label === 'Grants')!;
+      expect(grants).to.deep.include({ row: 9, id: null, category: null });
+      expect(grants.cells).to.deep.equal([['oldcell0000000000000000000000001', 'C9', '2026-02-28', '700']]);
+      const res = await post(id, 'confirm', {
+        ids: idsOf(grants),
+        corrections: [{ ids: idsOf(grants), category: 'cash_receipts' }],
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const written = await metrics(fx.companies.gamma.id, '&category=cash_receipts');
+      expect(written.map((m) => [m.date, m.value, m.detailed_source])).to.deep.equal([
+        ['2026-02-28', '700', 'Old cells.xlsx, P&L!C9'],
+      ]);
+    });
+
     it('writes nothing new when the same proposals are confirmed twice', async () => {
       const id = await uploaded('months-text.xlsx', 'Twice.xlsx', fx.companies.gamma.id);
       const first = await post(id, 'confirm', {});
