@@ -166,7 +166,7 @@ for (const dialect of dialects) {
       expect(events.length).to.be.greaterThan(0);
     });
 
-    it('confirms an unmapped row named in a correction as one proposal, each of its figures written with its cell', async () => {
+    it('confirms an unmapped row named in a correction as one proposal, each of its figures written with its cell, on_conflict deciding over existing data', async () => {
       const id = await uploaded('three-tabs.xlsx', 'Row review.xlsx', fx.companies.beta.id);
       const services = (await rowsOf(id)).find((r) => r.label === 'Services revenue')!;
       expect(services).to.deep.include({ category: null, row: 5 });
@@ -189,6 +189,17 @@ for (const dialect of dialects) {
       const again = await post(id, 'confirm', { ids: [services.id] });
       expect(again.body).to.deep.include({ confirmed: 0 });
       expect(await metrics(fx.companies.beta.id, '&category=net_other_income')).to.have.length(3);
+      // Another row onto the same points: on_conflict decides, and a refusal names the row and its cell.
+      const product = (await rowsOf(id)).find((r) => r.label === 'Product revenue')!;
+      const onto = { ids: [product.id], corrections: [{ ids: [product.id], category: 'net_other_income' }] };
+      const refused = await post(id, 'confirm', { ...onto, on_conflict: 'error' });
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+      expect(JSON.stringify(refused.body)).to.include(`proposal ${product.id} (P&L!B4)`);
+      const skipped = await post(id, 'confirm', { ...onto, on_conflict: 'skip' });
+      expect((skipped.body as { written: { skipped: number } }).written.skipped).to.equal(3);
+      expect(
+        (await metrics(fx.companies.beta.id, '&category=net_other_income')).map((m) => m.value),
+      ).to.deep.equal(['-40000', '-50000', '-60000']);
     });
 
     it('writes an unmapped row’s budget figures, confirmed with a category, into the document’s budget', async () => {
