@@ -14,6 +14,7 @@ import { mcpClient } from './helpers/mcp.ts';
 import { signInFlow, WebClient } from './helpers/oauth.ts';
 import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 import { budgetBesideUnmapped, corpus } from './helpers/workbook-corpus.ts';
+import { writeXlsx } from './helpers/workbooks.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -34,6 +35,18 @@ const idsOf = (r: Row) => (r.id ? [r.id] : r.cells.map((c) => c[0]!));
 const refsOf = (r: Row) => r.cells.map((c) => c[1]);
 const datesOf = (r: Row) => r.cells.map((c) => c[2]);
 const valuesOf = (r: Row) => r.cells.map((c) => c[3]);
+
+/** Management accounts with revenue on the P&L and again on a summary tab: the summary's January as given. */
+function revenueTwice(summaryJanuary: number): Buffer {
+  const header = ['', 'Jan-25', 'Feb-25', 'Mar-25'];
+  return writeXlsx([
+    { name: 'P&L', rows: [['Profit and loss'], header, ['Revenue', 120, 135, 150]] },
+    {
+      name: 'Summary',
+      rows: [['KPIs'], header, ['Revenue', summaryJanuary, 135, 150], ['Headcount', 12, 13, 15]],
+    },
+  ]);
+}
 
 for (const dialect of dialects) {
   describe(`review of the figures proposed from a spreadsheet (${dialect.name}) @db`, function () {
@@ -425,6 +438,52 @@ for (const dialect of dialects) {
       });
       expect(scoped.status).to.equal(403);
       expect(scoped.headers.get('www-authenticate')).to.include('error="insufficient_scope"');
+      expect(await t.db('metric_history').count({ n: '*' }).first()).to.deep.equal(before);
+      expect((await rowsOf(id)).every((r) => r.status === 'proposed')).to.equal(true);
+    });
+
+    it('confirms every figure of a workbook holding the same figure on two sheets, writing each point once with the first sheet as its source', async () => {
+      const id = await uploaded(revenueTwice(120), 'Revenue twice.xlsx', fx.companies.beta.id);
+      const res = await post(id, 'confirm', {});
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.include({ confirmed: 9, open: 0, parse_state: 'completed' });
+      expect(res.body.written).to.deep.include({ created: 6 });
+      expect((await rowsOf(id)).every((r) => r.status === 'confirmed')).to.equal(true);
+      const written = (await t
+        .db('metric_data')
+        .where({ company_id: fx.companies.beta.id })
+        .where('date', 'like', '2025-%')
+        .orderBy(['date', 'detailed_source'])
+        .select('date', 'value', 'detailed_source')) as {
+        date: string;
+        value: unknown;
+        detailed_source: string;
+      }[];
+      const revenue = written.filter(
+        (w) =>
+          w.detailed_source.includes('!B3') ||
+          w.detailed_source.includes('!C3') ||
+          w.detailed_source.includes('!D3'),
+      );
+      expect(revenue.map((w) => w.detailed_source)).to.deep.equal([
+        'Revenue twice.xlsx, P&L!B3',
+        'Revenue twice.xlsx, P&L!C3',
+        'Revenue twice.xlsx, P&L!D3',
+      ]);
+      expect(written).to.have.length(6);
+    });
+
+    it('refuses to confirm one point given two different values on two sheets, naming both proposals and cells, and writes nothing', async () => {
+      const id = await uploaded(revenueTwice(121), 'Revenue differs.xlsx', fx.companies.beta.id);
+      const before = await t.db('metric_history').count({ n: '*' }).first();
+      const rows = await rowsOf(id);
+      const pl = rows.find((r) => r.sheet === 'P&L' && r.label === 'Revenue')!;
+      const summary = rows.find((r) => r.sheet === 'Summary' && r.label === 'Revenue')!;
+      const res = await post(id, 'confirm', {});
+      expect(res.status, JSON.stringify(res.body)).to.equal(400);
+      expect(res.body.detail).to.include(`proposal ${pl.cells[0]![0]} (P&L!B3)`);
+      expect(res.body.detail).to.include(`proposal ${summary.cells[0]![0]} (Summary!B3)`);
+      expect(res.body.detail).to.not.include('C3');
       expect(await t.db('metric_history').count({ n: '*' }).first()).to.deep.equal(before);
       expect((await rowsOf(id)).every((r) => r.status === 'proposed')).to.equal(true);
     });

@@ -1,5 +1,5 @@
 import { isMonetary } from '../../core/categories.ts';
-import { type Decimal, mul, neg, parseDecimal, sign, toText } from '../../core/decimal.ts';
+import { compare, type Decimal, mul, neg, parseDecimal, sign, toText } from '../../core/decimal.ts';
 import { type FieldError, InvalidInput, NotFound, ToolError } from '../../core/errors.ts';
 import type { ProposalRow, ReviewedDocument, RowFigure, SettledProposal } from '../../db/repos/extraction.ts';
 import type { ConflictMode, PointOutcome } from '../../db/repos/metric-writes.ts';
@@ -216,6 +216,39 @@ function figuresOf(planned: readonly Planned[]): Figure[] {
   });
 }
 
+/** The data point a figure writes, whatever its value: a second figure with the same key writes it again. */
+function pointOf({ planned: { proposal, category }, date, cadence }: Figure): string {
+  return JSON.stringify([
+    category.id,
+    category.is_point_in_time ? 'point_in_time' : cadence,
+    date,
+    proposal.kind,
+  ]);
+}
+
+/**
+ * One figure per data point where several say the same (revenue on the P&L and on the KPI tab): the
+ * first in reading order is written and names the source. Figures of one point with different values
+ * are all kept, for the metrics service to refuse naming both.
+ */
+function onePerPoint(figures: readonly Figure[]): Figure[] {
+  const first = new Map<string, Figure>();
+  return figures.filter((f) => {
+    const key = pointOf(f);
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, f);
+      return true;
+    }
+    const sameCurrency =
+      !isMonetary(f.planned.category.category_type) ||
+      earlier.planned.proposal.currency === f.planned.proposal.currency;
+    const [a, b] = [parseDecimal(earlier.value), parseDecimal(f.value)];
+    const sameValue = a && b ? compare(a, b) === 0 : earlier.value === f.value;
+    return !(sameCurrency && sameValue);
+  });
+}
+
 /** The metrics service's errors name items[i]; a review names the proposals and their cells. */
 function renamed(err: unknown, figures: readonly Figure[]): unknown {
   if (!(err instanceof ToolError) || err.errors.length === 0) return err;
@@ -304,7 +337,7 @@ export async function confirmProposals(
     const selected = selectOpen(await repos.extraction.proposals(doc.id), request.ids, doc.id, 'confirmed');
     const planned = await plan(inTrx, selected, request);
     const tally: Record<PointOutcome, number> = { created: 0, overwritten: 0, unchanged: 0, skipped: 0 };
-    const figures = figuresOf(planned);
+    const figures = onePerPoint(figuresOf(planned));
     const actuals = figures.filter((f) => f.planned.proposal.kind === 'actual');
     const budgeted = figures.filter((f) => f.planned.proposal.kind === 'budget');
     await writeFigures(inTrx, doc, actuals, null, request.onConflict, tally);
