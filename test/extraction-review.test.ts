@@ -488,6 +488,21 @@ for (const dialect of dialects) {
       expect((await rowsOf(id)).every((r) => r.status === 'proposed')).to.equal(true);
     });
 
+    it('lists sheets in the workbook’s order, not by name', async () => {
+      const table = (label: string) => [
+        ['', 'Jan-25', 'Feb-25'],
+        [label, 10, 11],
+      ];
+      const workbook = writeXlsx([
+        { name: 'Sheet2', rows: table('Revenue') },
+        { name: 'Sheet10', rows: table('Headcount') },
+        { name: 'A summary', rows: table('Cash at bank') },
+      ]);
+      const id = await uploaded(workbook, 'Sheets in order.xlsx', fx.companies.beta.id);
+      const sheets = (await rowsOf(id)).map((r) => r.sheet);
+      expect([...new Set(sheets)]).to.deep.equal(['Sheet2', 'Sheet10', 'A summary']);
+    });
+
     it('lists proposals compactly and confirms them over MCP', async () => {
       const id = await uploaded('months-text.xlsx', 'Over MCP.xlsx', fx.companies.beta.id);
       client = await mcpClient(server.url, fx.admin.pat);

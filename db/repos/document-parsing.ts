@@ -36,6 +36,8 @@ export interface ParsedDocument {
 /** A figure read from a spreadsheet, or a row that could not be mapped (`category_id` null) with its figures. */
 export interface ProposalInsert {
   sheet: string;
+  /** The sheet's place in the workbook, from 0. */
+  sheet_index?: number | null;
   /** The line of the sheet the label is on. */
   sheet_row: number;
   cell: string;

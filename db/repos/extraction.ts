@@ -44,6 +44,8 @@ export class StoredFigures {
 export interface ProposalRow {
   id: string;
   sheet: string;
+  /** The sheet's place in the workbook, from 0; null for proposals stored before it was kept. */
+  sheet_index: number | null;
   /** The line of the sheet its label is on (a column, where the periods run down). */
   sheet_row: number;
   cell: string;
@@ -89,6 +91,7 @@ function proposalsQuery(db: Knex, documentId: string) {
     .select(
       'p.id',
       'p.sheet',
+      'p.sheet_index',
       'p.sheet_row',
       'p.cell',
       'p.row_label',
@@ -106,7 +109,8 @@ function proposalsQuery(db: Knex, documentId: string) {
     );
 }
 
-type StoredProposal = Omit<ProposalRow, 'sheet_row' | 'figures'> & {
+type StoredProposal = Omit<ProposalRow, 'sheet_index' | 'sheet_row' | 'figures'> & {
+  sheet_index: number | string | null;
   sheet_row: number | string | null;
   figures: string | null;
 };
@@ -115,6 +119,7 @@ function toProposal(row: StoredProposal): ProposalRow {
   return {
     ...row,
     // Proposals stored before lines were kept: the row of the cell, right for every sheet read across.
+    sheet_index: row.sheet_index === null ? null : Number(row.sheet_index),
     sheet_row: row.sheet_row === null ? position(row.cell)[0] : Number(row.sheet_row),
     confidence: Number(row.confidence),
     is_standard: row.is_standard === null ? null : Boolean(row.is_standard),
@@ -130,15 +135,23 @@ function position(cell: string): [number, number] {
   return [Number(m[2]), column];
 }
 
+/** Sheets stored before their place was kept come after the others, by name. */
+const UNPLACED = Number.MAX_SAFE_INTEGER;
+
 /**
- * By sheet, then row, then column: the order a person reads the sheet in. Each cell's place is read
- * once, not in every comparison (a large workbook's proposals are sorted in a request).
+ * By sheet in the workbook's order, then row, then column: the order a person reads the workbook in.
+ * Each cell's place is read once, not in every comparison (a large workbook's proposals are sorted in a
+ * request).
  */
 function inReadingOrder(proposals: ProposalRow[]): ProposalRow[] {
-  const keyed = proposals.map((p) => ({ p, at: position(p.cell) }));
+  const keyed = proposals.map((p) => ({ p, sheet: p.sheet_index ?? UNPLACED, at: position(p.cell) }));
   keyed.sort(
-    ({ p: a, at: [ra, ca] }, { p: b, at: [rb, cb] }) =>
-      (a.sheet === b.sheet ? 0 : a.sheet < b.sheet ? -1 : 1) || ra - rb || ca - cb || (a.id < b.id ? -1 : 1),
+    ({ p: a, sheet: sa, at: [ra, ca] }, { p: b, sheet: sb, at: [rb, cb] }) =>
+      sa - sb ||
+      (a.sheet === b.sheet ? 0 : a.sheet < b.sheet ? -1 : 1) ||
+      ra - rb ||
+      ca - cb ||
+      (a.id < b.id ? -1 : 1),
   );
   return keyed.map((k) => k.p);
 }

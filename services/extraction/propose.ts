@@ -28,12 +28,13 @@ interface CategoryRow {
  * actuals (they are written to different places); a row whose only figures are forecasts is still
  * listed, by its label's cell, with nothing to write.
  */
-function unmappedProposals(u: UnmappedRow): ProposalInsert[] {
+function unmappedProposals(u: UnmappedRow, sheetIndex: number | null): ProposalInsert[] {
   const kinds = u.figures.length > 0 ? [...new Set(u.figures.map((f) => f.kind))] : (['actual'] as const);
   return kinds.map((kind) => {
     const figures = u.figures.filter((f) => f.kind === kind);
     return {
       sheet: u.sheet.slice(0, 255),
+      sheet_index: sheetIndex,
       sheet_row: u.row,
       cell: figures[0]?.cell ?? `A${u.row}`,
       row_label: u.label.slice(0, 255),
@@ -96,8 +97,11 @@ export function createProposer(db: Knex): Proposer {
     }
     const idOf = (target: Target) =>
       'category' in target ? (standard.get(target.category) ?? null) : target.custom_metric_id;
+    // Each sheet's place in the workbook, so that listings keep its order ("Sheet10" after "Sheet2").
+    const sheetIndex = new Map(grids.map((g, i) => [g.name, i] as const));
     const rows: ProposalInsert[] = result.proposals.map((p) => ({
       sheet: p.sheet.slice(0, 255),
+      sheet_index: sheetIndex.get(p.sheet) ?? null,
       sheet_row: p.row,
       cell: p.cell,
       row_label: p.row_label.slice(0, 255),
@@ -109,7 +113,7 @@ export function createProposer(db: Knex): Proposer {
       kind: p.kind,
       confidence: p.confidence,
     }));
-    for (const u of result.unmapped) rows.push(...unmappedProposals(u));
+    for (const u of result.unmapped) rows.push(...unmappedProposals(u, sheetIndex.get(u.sheet) ?? null));
     const open =
       result.unmapped.length +
       new Set(
