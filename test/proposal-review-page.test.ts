@@ -14,6 +14,7 @@ import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { startTestServer } from './helpers/server.ts';
 import { corpus } from './helpers/workbook-corpus.ts';
+import { writeXlsx } from './helpers/workbooks.ts';
 
 for (const dialect of dialects) {
   describe(`the review page of a spreadsheet's figures (${dialect.name}) @db`, function () {
@@ -36,10 +37,14 @@ for (const dialect of dialects) {
     });
 
     /** A corpus workbook stored and parsed; its review page, signed in as the firm's admin. */
-    async function reviewPageOf(file: string) {
-      const { content } = corpus().find((f) => f.file === file)!;
+    async function reviewPageOf(
+      workbook: string | { file: string; content: Buffer },
+      company: { id: string } = fx.companies.beta,
+    ) {
+      const { file, content } =
+        typeof workbook === 'string' ? corpus().find((f) => f.file === workbook)! : workbook;
       const id = await addDocument(fx.repos, {
-        company: fx.companies.beta,
+        company,
         firmId: fx.firmA.id,
         name: file,
         body: content,
@@ -98,6 +103,51 @@ for (const dialect of dialects) {
       const headcount = down.locator('tbody tr', { hasText: 'Headcount' });
       expect(await headcount.locator('td[title]').allTextContents()).to.deep.equal(['12', '13', '15']);
       expect(await headcount.locator('td[title]').first().getAttribute('title')).to.match(/!C3$/);
+    });
+
+    it('acts on exactly the rows shown when a workbook has more than the page draws: the rest stay open', async function () {
+      if (!browser) this.skip();
+      const header = ['', 'Jan-25', 'Feb-25'];
+      const filler = Array.from({ length: 1_000 }, (_, i): (string | number)[] => [
+        `Line item ${i + 1}`,
+        i,
+        i + 1,
+      ]);
+      const content = writeXlsx([
+        { name: 'P&L', rows: [header, ['Revenue', 100, 110], ...filler] },
+        { name: 'KPI', rows: [header, ['Headcount', 12, 13]] },
+      ]);
+      const page = await reviewPageOf({ file: 'Long pack.xlsx', content }, fx.companies.gamma);
+      await page
+        .getByText('The buttons act on the 1000 table rows shown only; the other 2 stay open.')
+        .waitFor();
+      expect(await page.locator('table[data-sheet="KPI"]').count()).to.equal(0);
+      // The form still needs its CSRF token: without it nothing is confirmed.
+      const ids = await page.locator('form[action$="/confirm"] input[name="ids"]').getAttribute('value');
+      const forged = await page.request.post(`${page.url()}/confirm`, {
+        form: { ids: ids! },
+        maxRedirects: 0,
+      });
+      expect(forged.status()).to.equal(403);
+      await page.getByRole('button', { name: 'Confirm the 2 mapped figures shown', exact: true }).click();
+      await page.getByText('The mapped figures shown are confirmed').waitFor();
+      const id = decodeURIComponent(new URL(page.url()).pathname.split('/')[3]!);
+      const status = async (label: string) =>
+        (
+          await t.db('extraction_proposals').where({ document_id: id, row_label: label }).distinct('status')
+        ).map((r: { status: string }) => r.status);
+      expect(await status('Revenue')).to.deep.equal(['confirmed']);
+      expect(ids!.split(' ')).to.have.length(2);
+      expect(await status('Headcount')).to.deep.equal(['proposed']);
+      expect(await status('Line item 1000')).to.deep.equal(['proposed']);
+      // 999 unmapped lines of two figures are shown, and each is rejected; the two lines not shown stay open.
+      await page.getByRole('button', { name: 'Reject the 1998 open figures shown', exact: true }).click();
+      await page.getByText('The open figures shown are rejected.').waitFor();
+      expect(await status('Line item 999')).to.deep.equal(['rejected']);
+      expect(await status('Line item 1000')).to.deep.equal(['proposed']);
+      expect(await status('Headcount')).to.deep.equal(['proposed']);
+      const doc = await t.db('documents').where({ id }).first('parse_state');
+      expect(doc.parse_state).to.equal('needs-input');
     });
 
     it('shows each sheet as a grid of its periods and lines, the mapped ones highlighted, then confirms the mapped figures and rejects the rest', async function () {
@@ -162,10 +212,15 @@ for (const dialect of dialects) {
         await page.locator('table[data-sheet="Balance sheet"] tr[data-mapped="yes"]').count(),
       ).to.be.above(0);
 
-      await page.getByRole('button', { name: 'Confirm the mapped figures' }).click();
-      await page.getByText('The mapped figures are confirmed').waitFor();
-      await page.getByRole('button', { name: 'Reject the open figures' }).click();
-      await page.getByText('The open figures are rejected.').waitFor();
+      // Sheets in the workbook's order, not by name.
+      expect(
+        await page.locator('table.sheet').evaluateAll((ts) => ts.map((t) => t.dataset.sheet)),
+      ).to.deep.equal(['P&L', 'Balance sheet', 'KPI']);
+      expect(await page.getByText('The buttons act on').count()).to.equal(0);
+      await page.getByRole('button', { name: 'Confirm the 18 mapped figures shown', exact: true }).click();
+      await page.getByText('The mapped figures shown are confirmed').waitFor();
+      await page.getByRole('button', { name: 'Reject the 9 open figures shown', exact: true }).click();
+      await page.getByText('The open figures shown are rejected.').waitFor();
       const doc = await t.db('documents').where({ id }).first('parse_state');
       expect(doc.parse_state).to.equal('completed');
       const data = await t

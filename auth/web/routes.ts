@@ -389,7 +389,7 @@ export function webRouter(options: WebOptions): Router {
   addConnectionRoutes(router, options, form);
   addDeveloperRoutes(router, options, form);
   addInformationRoutes(router, options, form);
-  addProposalRoutes(router, options, form);
+  addProposalRoutes(router, options);
   return router;
 }
 

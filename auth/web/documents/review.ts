@@ -1,4 +1,5 @@
-import type { Router } from 'express';
+import express, { type Router } from 'express';
+import { InvalidInput } from '../../../core/errors.ts';
 import { confirmDocumentProposals } from '../../../tools/documents/confirm-document-proposals.ts';
 import { listDocumentProposals } from '../../../tools/documents/list-document-proposals.ts';
 import { rejectDocumentProposals } from '../../../tools/documents/reject-document-proposals.ts';
@@ -6,16 +7,22 @@ import { html, type SafeHtml } from '../html.ts';
 import { mayEdit, refusalPage, run, webToolContext } from '../information/context.ts';
 import { page } from '../layout.ts';
 import { sendHtml } from '../respond.ts';
-import { type Form, nav, signedIn, type WebOptions } from '../signed-in.ts';
+import { field, nav, signedIn, type WebOptions } from '../signed-in.ts';
 
 const path = (id: string) => `/account/documents/${encodeURIComponent(id)}/proposals`;
 
 type Row = Awaited<ReturnType<typeof listDocumentProposals.handler>>['results'][number];
 
 const notices: Record<string, string> = {
-  confirmed: 'The mapped figures are confirmed and written as metric data.',
-  rejected: 'The open figures are rejected.',
+  confirmed: 'The mapped figures shown are confirmed and written as metric data.',
+  rejected: 'The open figures shown are rejected.',
 };
+
+/**
+ * The buttons post the ids of the proposals the page showed, one field of them: up to the review
+ * tools' 10,000 ids of 16 characters, more than the other forms' 16 kB.
+ */
+const idsForm = express.urlencoded({ extended: false, limit: '256kb' });
 
 /** Pages of 100 table rows the review page draws at most: a thousand lines of a workbook. */
 const MAX_PAGES = 10;
@@ -115,6 +122,54 @@ function sheetHtml(grid: SheetGrid): SafeHtml {
     </table></div>`;
 }
 
+/** The proposals of a listed row: an unmapped row's one, or each cell's. */
+const idsOf = (r: Row): string[] => (r.id ? [r.id] : r.cells.flatMap(([cellId]) => (cellId ? [cellId] : [])));
+
+/** What the buttons act on: the open proposals shown, and how many figures each button settles. */
+function shownOpen(rows: readonly Row[]): {
+  mapped: string[];
+  open: string[];
+  mappedFigures: number;
+  openFigures: number;
+} {
+  const open = rows.filter((r) => r.status === 'proposed');
+  const mappedRows = open.filter((r) => r.category !== null);
+  // A figure is a value the page shows: an unmapped row is one proposal of several.
+  const figures = (list: readonly Row[]) => list.reduce((n, r) => n + Math.max(1, r.cells.length), 0);
+  return {
+    mapped: mappedRows.flatMap(idsOf),
+    open: open.flatMap(idsOf),
+    mappedFigures: figures(mappedRows),
+    openFigures: figures(open),
+  };
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** The confirm and reject buttons, each posting the ids of the open proposals shown that it acts on. */
+function buttonsHtml(id: string, listed: { rows: readonly Row[]; count: number }, csrf: string): SafeHtml {
+  const shown = shownOpen(listed.rows);
+  const button = (action: string, ids: readonly string[], label: string) =>
+    ids.length === 0
+      ? ''
+      : html`<form method="post" action="${path(id)}/${action}">
+        <input type="hidden" name="csrf_token" value="${csrf}">
+        <input type="hidden" name="ids" value="${ids.join(' ')}">
+        <button class="button" type="submit">${label}</button>
+      </form>`;
+  const partial =
+    listed.count > listed.rows.length
+      ? html`<p>The buttons act on the ${listed.rows.length} table rows shown only; the other ${listed.count - listed.rows.length} stay open.</p>`
+      : '';
+  return html`${partial}${button(
+    'confirm',
+    shown.mapped,
+    `Confirm the ${plural(shown.mappedFigures, 'mapped figure')} shown`,
+  )}${button('reject', shown.open, `Reject the ${plural(shown.openFigures, 'open figure')} shown`)}`;
+}
+
 function reviewPage(
   id: string,
   listed: { rows: readonly Row[]; count: number },
@@ -122,11 +177,6 @@ function reviewPage(
   edit: boolean,
   notice?: string,
 ): SafeHtml {
-  const button = (action: string, label: string) =>
-    html`<form method="post" action="${path(id)}/${action}">
-        <input type="hidden" name="csrf_token" value="${csrf}">
-        <button class="button" type="submit">${label}</button>
-      </form>`;
   const more =
     listed.count > listed.rows.length
       ? html`<p>The first ${listed.rows.length} of ${listed.count} table rows are shown; list_document_proposals lists them all.</p>`
@@ -136,7 +186,7 @@ function reviewPage(
     <p>Mapped rows are highlighted with the metric they map to; a value's cell is its title.</p>
     ${more}
     ${sheetGrids(listed.rows).map(sheetHtml)}
-    ${edit ? html`${button('confirm', 'Confirm the mapped figures')}${button('reject', 'Reject the open figures')}` : ''}`;
+    ${edit ? buttonsHtml(id, listed, csrf) : ''}`;
 }
 
 /** Every listed table row of a document, up to MAX_PAGES pages of them. */
@@ -156,7 +206,7 @@ async function listedRows(
 }
 
 /** The review page of a document's proposals, and its confirm and reject buttons. */
-export function addProposalRoutes(router: Router, options: WebOptions, form: Form): void {
+export function addProposalRoutes(router: Router, options: WebOptions): void {
   router.get(
     '/account/documents/:document_id/proposals',
     signedIn(options.sessions, async (req, res, session) => {
@@ -178,12 +228,15 @@ export function addProposalRoutes(router: Router, options: WebOptions, form: For
   ] as const) {
     router.post(
       `/account/documents/:document_id/proposals/${action}`,
-      form,
+      idsForm,
       signedIn(options.sessions, async (req, res, session) => {
         const id = String(req.params.document_id);
         const ctx = await webToolContext(options, session);
+        // Exactly the proposals the page showed; an empty field would let the tool act on every open one.
+        const ids = field(req.body, 'ids').split(/\s+/).filter(Boolean);
         try {
-          await run(tool, ctx, { document_id: id });
+          if (ids.length === 0) throw new InvalidInput('nothing to act on: the page showed no open figures');
+          await run(tool, ctx, { document_id: id, ids });
           res.redirect(303, `${path(id)}?notice=${notice}`);
         } catch (err) {
           refusalPage(res, err, path(id));
