@@ -23,6 +23,7 @@ import { openDb } from '../db/knex.ts';
 import { DEMO } from '../db/seeds/demo.ts';
 import { postgresSchemaUrl } from './databases.ts';
 import { BENCH_TOKEN, generate, generateDemo } from './generate.ts';
+import { startCommand, startEnv } from './npm-start.ts';
 import { type ScreenTiming, screenTable, timeScreenCalls } from './screen.ts';
 import { freePort, startUp } from './start.ts';
 import { median } from './stats.ts';
@@ -52,17 +53,6 @@ const START_RUNS = 5;
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const PUBLIC_URL = 'http://bench.local';
 const node = join(root, 'node_modules/.bin/node');
-/**
- * `npm start`'s command from package.json (heap flags, scripts/start.mjs): what operators run. Its
- * leading NAME=value words are the environment it sets (the allocator's arena limit).
- */
-const startWords = (
-  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-).scripts.start.split(' ');
-const startEnv = Object.fromEntries(
-  startWords.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => w.split('=', 2) as [string, string]),
-);
-const startCommand = startWords.filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w)).slice(1);
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);

@@ -1,10 +1,11 @@
-// The real server as a child process for the benchmarks that measure it over HTTP: the production start
-// path (bench/serve.ts) on a database of the benchmark, its token, and its own event-loop delay read
-// from /metrics.
+// The real server as a child process for the benchmarks that measure it over HTTP: the compiled build as
+// `npm start` runs it (bench/npm-start.ts) on a database of the benchmark, its token, and its own
+// event-loop delay read from /metrics.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_TOKEN } from './generate.ts';
+import { startCommand, startEnv } from './npm-start.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const node = join(root, 'node_modules/.bin/node');
@@ -21,13 +22,14 @@ export interface Server {
 
 let nextPort = 19100 + Math.floor(Math.random() * 500) * 2;
 
-/** The production start path (bench/serve.ts) in a child process; resolves once /readyz answers. */
+/** `npm start` (the compiled build) in a child process; resolves once /readyz answers. */
 export async function serve(url: string, env: Record<string, string>): Promise<Server> {
   const port = nextPort++;
-  const child: ChildProcess = spawn(node, ['--import', 'tsx', 'bench/serve.ts'], {
+  const child: ChildProcess = spawn(node, startCommand, {
     cwd: root,
     env: {
       ...process.env,
+      ...startEnv,
       DATABASE_URL: url,
       PORT: String(port),
       HOST: '127.0.0.1',
