@@ -1,7 +1,16 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../core/principal.ts';
 import { isPostgres } from '../knex.ts';
-import { scoped } from './util.ts';
+import { chunk, scoped } from './util.ts';
+
+/** Rows a statement settles or remembers at most (4 parameters each: within SQLite's and PostgreSQL's limits). */
+const SETTLE_BATCH = 500;
+
+/** How many rows a raw UPDATE changed: PostgreSQL's rowCount, SQLite's changes. */
+function changedRows(result: unknown): number {
+  const r = result as { rowCount?: number | null; changes?: number };
+  return Number(r.rowCount ?? r.changes ?? 0);
+}
 
 /** A figure of a row that could not be mapped, as its proposal holds it (the row's kind and currency its own). */
 export interface RowFigure {
@@ -179,22 +188,45 @@ export function extractionRepo(db: Knex) {
       await db('documents').where('id', documentId).forUpdate().select('id');
     },
 
-    /** Marks open proposals confirmed with what was written, or rejected; the number changed. */
+    /**
+     * Marks open proposals confirmed with what was written, or rejected; the number changed. A few
+     * statements however many proposals: rejections by id in batches, confirmations as one
+     * UPDATE … FROM (VALUES …) per batch (SQLite 3.33+ and PostgreSQL).
+     */
     async settle(
       documentId: string,
       status: 'confirmed' | 'rejected',
       settled: readonly SettledProposal[],
     ): Promise<number> {
       let n = 0;
-      for (const s of settled) {
-        const figures = s.figures ? { figures: encodeFigures(s.figures) } : {};
-        const update =
-          status === 'confirmed'
-            ? { status, category_id: s.category_id, value: s.value, ...figures }
-            : { status };
-        n += await db('extraction_proposals')
-          .where({ id: s.id, document_id: documentId, status: 'proposed' })
-          .update(update);
+      for (const batch of chunk(settled, SETTLE_BATCH)) {
+        if (status === 'rejected') {
+          n += await db('extraction_proposals')
+            .where({ document_id: documentId, status: 'proposed' })
+            .whereIn(
+              'id',
+              batch.map((s) => s.id),
+            )
+            .update({ status });
+          continue;
+        }
+        // An unmapped row's figures are kept as they were unless the confirmation wrote them.
+        const result: unknown = await db.raw(
+          `with v(id, category_id, value, figures) as (values ${batch.map(() => '(?, ?, ?, ?)').join(', ')}) ` +
+            "update extraction_proposals set status = 'confirmed', category_id = v.category_id, " +
+            'value = v.value, figures = coalesce(v.figures, extraction_proposals.figures) ' +
+            "from v where extraction_proposals.id = v.id and extraction_proposals.document_id = ? and extraction_proposals.status = 'proposed'",
+          [
+            ...batch.flatMap((s) => [
+              s.id,
+              s.category_id,
+              s.value,
+              s.figures ? encodeFigures(s.figures) : null,
+            ]),
+            documentId,
+          ],
+        );
+        n += changedRows(result);
       }
       return n;
     },
@@ -210,11 +242,17 @@ export function extractionRepo(db: Knex) {
 
     /** Remembers labels (normalised) a company's confirmations mapped, the latest mapping winning. */
     async remember(companyId: string, labels: ReadonlyMap<string, string>, at: string): Promise<void> {
-      for (const [label, categoryId] of labels) {
+      const rows = [...labels].map(([label, categoryId]) => ({
+        company_id: companyId,
+        label,
+        category_id: categoryId,
+        created_at: at,
+      }));
+      for (const batch of chunk(rows, SETTLE_BATCH)) {
         await db('extraction_labels')
-          .insert({ company_id: companyId, label, category_id: categoryId, created_at: at })
+          .insert(batch)
           .onConflict(['company_id', 'label'])
-          .merge({ category_id: categoryId, created_at: at });
+          .merge(['category_id', 'created_at']);
       }
     },
 

@@ -450,12 +450,6 @@ export function metricWritesRepo(db: Knex) {
         const { inserts, history, updates, written } = planWrites(scope, w, live);
         await insertMany(db, trx, 'metric_data', inserts);
         await updateValues(trx, updates, w.at);
-        const bySource = new Map<string, string[]>();
-        for (const u of updates)
-          if (u.source) bySource.set(u.source, [...(bySource.get(u.source) ?? []), u.id]);
-        for (const [source, ids] of bySource)
-          for (const batch of chunk(ids, INSERT_BATCH))
-            await trx('metric_data').whereIn('id', batch).update({ detailed_source: source });
         await insertMany(db, trx, 'metric_history', history);
         return { written, conflicts: [] };
       });
@@ -516,18 +510,22 @@ async function insertMany(db: Knex, trx: Knex.Transaction, table: string, rows: 
   }
 }
 
-/** New values of many data in one statement per batch (UPDATE … FROM, SQLite 3.33+ and PostgreSQL). */
+/**
+ * New values of many data in one statement per batch (UPDATE … FROM, SQLite 3.33+ and PostgreSQL),
+ * each with its new source where it has one (a review names each point's own cell).
+ */
 async function updateValues(
   trx: Knex | Knex.Transaction,
-  updates: readonly { id: string; value: string; currency: string | null }[],
+  updates: readonly { id: string; value: string; currency: string | null; source?: string }[],
   at: string,
 ) {
   for (const batch of chunk(updates, INSERT_BATCH)) {
     await trx.raw(
-      `with v(id, value, currency) as (values ${batch.map(() => '(?, ?, ?)').join(', ')}) ` +
-        'update metric_data set value = v.value, currency = v.currency, updated_at = ? ' +
+      `with v(id, value, currency, source) as (values ${batch.map(() => '(?, ?, ?, ?)').join(', ')}) ` +
+        'update metric_data set value = v.value, currency = v.currency, updated_at = ?, ' +
+        'detailed_source = coalesce(v.source, metric_data.detailed_source) ' +
         'from v where metric_data.id = v.id',
-      [...batch.flatMap((u) => [u.id, u.value, u.currency]), at],
+      [...batch.flatMap((u) => [u.id, u.value, u.currency, u.source ?? null]), at],
     );
   }
 }
