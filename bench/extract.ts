@@ -104,7 +104,13 @@ interface Run {
   loopMs: number;
   proposals: number;
   state: string;
+  documentId: string;
+  /** Confirming CONFIRMED of its mapped actuals, each value changed, over existing points (overwrite). */
+  confirmMs?: number;
 }
+
+/** How many mapped proposals each run confirms. */
+const CONFIRMED = 1000;
 
 async function uploadOnce(base: string, db: Knex, content: Buffer, n: number): Promise<Run> {
   await loopDelayMax(base);
@@ -136,11 +142,41 @@ async function uploadOnce(base: string, db: Knex, content: Buffer, n: number): P
         loopMs,
         proposals: Number(count.n),
         state: doc.parse_state,
+        documentId: body.document_id,
       };
     }
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error('the workbook was not parsed within 120 s');
+}
+
+/**
+ * Confirms the first CONFIRMED mapped actuals of a document over REST, multiplied by `multiplier` so
+ * that each run's values differ from the last one's and overwrite them (a changed value and source per
+ * point, the heaviest confirm); the time the request took.
+ */
+async function confirmOnce(base: string, db: Knex, documentId: string, multiplier: string): Promise<number> {
+  const rows = (await db('extraction_proposals')
+    .where({ document_id: documentId, status: 'proposed', kind: 'actual' })
+    .whereNotNull('category_id')
+    .whereNull('figures')
+    .where('date', '<=', new Date().toISOString().slice(0, 10)) // actuals cannot be dated in the future
+    .orderBy('id')
+    .select('id', 'category_id', 'cadence', 'date')) as Record<string, string>[];
+  // One proposal of each point: the same line on two tabs would be one point written twice (refused).
+  const byPoint = new Map(rows.map((r) => [`${r.category_id} ${r.cadence} ${r.date}`, r.id]));
+  const ids = [...byPoint.values()].slice(0, CONFIRMED);
+  const started = performance.now();
+  const res = await fetch(`${base}/v1/documents/${documentId}/proposals/confirm/`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ ids, corrections: [{ ids, multiplier }], on_conflict: 'overwrite' }),
+  });
+  const ms = performance.now() - started;
+  const body = (await res.json()) as { confirmed?: number };
+  if (res.status !== 200 || body.confirmed !== ids.length)
+    throw new Error(`confirm answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  return ms;
 }
 
 async function measureServer(dialect: Dialect, content: Buffer): Promise<Run[]> {
@@ -153,12 +189,14 @@ async function measureServer(dialect: Dialect, content: Buffer): Promise<Run[]> 
     });
     const db = openDb(store.url);
     try {
-      await uploadOnce(server.url, db, content, 0); // warm-up: not counted
+      const warm = await uploadOnce(server.url, db, content, 0); // warm-up: not counted
+      await confirmOnce(server.url, db, warm.documentId, '1');
       const results: Run[] = [];
       for (let i = 1; i <= runs; i++) {
         const run = await uploadOnce(server.url, db, content, i);
+        run.confirmMs = await confirmOnce(server.url, db, run.documentId, `1.${i}`);
         process.stderr.write(
-          `  ${dialect} run ${i}: ${run.ms.toFixed(0)} ms (answered ${run.uploadedMs.toFixed(0)}, claimed ${run.claimedMs.toFixed(0)}), event loop ${run.loopMs.toFixed(0)} ms, ${run.proposals} proposals (${run.state})\n`,
+          `  ${dialect} run ${i}: ${run.ms.toFixed(0)} ms (answered ${run.uploadedMs.toFixed(0)}, claimed ${run.claimedMs.toFixed(0)}), event loop ${run.loopMs.toFixed(0)} ms, ${run.proposals} proposals (${run.state}), confirm ${run.confirmMs.toFixed(0)} ms\n`,
         );
         results.push(run);
       }
@@ -238,6 +276,17 @@ function report(
   lines.push(
     '',
     `Halves: parse ${halves.parseMs.toFixed(0)} ms, proposals ${halves.proposeMs.toFixed(0)} ms (medians).`,
+    '',
+    `Confirming: after each run, ${CONFIRMED.toLocaleString('en')} of the document's mapped actuals (dated up to today, one per point) confirmed in one ` +
+      '`POST /v1/documents/:id/proposals/confirm/` with a multiplier correction, over the points the run before ' +
+      'wrote (`on_conflict: overwrite`, so every value and source changes), timed by the client: ' +
+      results
+        .map((r) => {
+          const ms = r.runs.map((x) => x.confirmMs ?? 0);
+          return `${r.dialect} ${median(ms).toFixed(0)} ms (max ${Math.max(...ms).toFixed(0)})`;
+        })
+        .join(', ') +
+      '.',
     '',
     '| Target | Figure | Result |',
     '|---|---|---|',
