@@ -1,7 +1,7 @@
 // `npm run bench:extract`: a management-accounts workbook of 20 sheets and 5,000 rows (24 months across,
 // title, units note, labels the synonym table knows and department lines it does not, costs in
-// brackets, two budget tabs) uploaded through POST /v1/documents/ to the real server (bench/serve.ts,
-// parsing on, polled every 0.1 s), on SQLite and, when BENCH_DATABASE_URL or TEST_DATABASE_URL names
+// brackets, two budget tabs) uploaded through POST /v1/documents/ to the real server (the compiled build
+// as `npm start` runs it, parsing on, polled every 0.1 s), on SQLite and, when BENCH_DATABASE_URL or TEST_DATABASE_URL names
 // one, PostgreSQL:
 //   (a) the time from the upload's first byte to the document's parse recorded with its proposals
 //       (parse_state set, extraction_proposals written in the same transaction);
@@ -256,7 +256,7 @@ function report(
       `The workbook: ${SHEETS} sheets, ${ROWS.toLocaleString('en')} rows, ${MONTHS} months across ` +
       `(${halves.cells.toLocaleString('en')} cells with content, ${(size / 1024).toFixed(0)} KB; title, units note, ` +
       'month headers as date cells, `Jan-25` and `2025-01`, known labels and department lines, costs in brackets, ' +
-      'two budget tabs). Each run uploads it through `POST /v1/documents/` to the real server (bench/serve.ts in a ' +
+      'two budget tabs). Each run uploads it through `POST /v1/documents/` to the real server (the compiled build as `npm start` runs it, in a ' +
       "child process, parsing on, polled every 0.1 s) and times from the upload to the document's parse " +
       "recorded with its proposals (polled every 5 ms); the event loop figure is the server's longest delay " +
       'in that time (`nodejs_eventloop_lag_max_seconds` from /metrics, 10 ms resolution, reset just before ' +
