@@ -1,14 +1,8 @@
 import { expect } from 'chai';
-import { systemClock } from '../core/clock.ts';
-import { documentParsingRepo } from '../db/repos/document-parsing.ts';
-import { createRepos } from '../db/repos/index.ts';
-import { createParseWorker } from '../parsing/worker.ts';
-import { createLogger } from '../server/logger.ts';
-import { finishParse } from '../services/document-parsing.ts';
-import { createProposer } from '../services/extraction/propose.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { parseWaiting } from './helpers/parse.ts';
 import { budgetBesideUnmapped, corpus } from './helpers/workbook-corpus.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -38,16 +32,7 @@ for (const dialect of dialects) {
         body: content,
         contentType: typeOf(file),
       });
-      const worker = createParseWorker({
-        repo: documentParsingRepo(t.db),
-        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
-        clock: systemClock,
-        logger: createLogger('silent'),
-        pollMs: 50,
-        leaseMs: 60_000,
-        propose: createProposer(t.db),
-      });
-      while ((await worker.runOnce()).length > 0);
+      await parseWaiting(t.db);
       return id;
     }
 

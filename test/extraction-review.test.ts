@@ -1,17 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { systemClock } from '../core/clock.ts';
-import { documentParsingRepo } from '../db/repos/document-parsing.ts';
-import { createRepos } from '../db/repos/index.ts';
-import { createParseWorker } from '../parsing/worker.ts';
 import type { RunningServer } from '../server/http.ts';
-import { createLogger } from '../server/logger.ts';
-import { finishParse } from '../services/document-parsing.ts';
-import { createProposer } from '../services/extraction/propose.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { buildFixture, type Fixture, makeUser } from './helpers/fixture.ts';
 import { mcpClient } from './helpers/mcp.ts';
 import { signInFlow, WebClient } from './helpers/oauth.ts';
+import { parseWaiting } from './helpers/parse.ts';
 import { api, EVERY_TOOLSET, startTestServer } from './helpers/server.ts';
 import { budgetBesideUnmapped, corpus } from './helpers/workbook-corpus.ts';
 import { writeXlsx } from './helpers/workbooks.ts';
@@ -83,16 +77,7 @@ for (const dialect of dialects) {
         body: form,
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      const worker = createParseWorker({
-        repo: documentParsingRepo(t.db),
-        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
-        clock: systemClock,
-        logger: createLogger('silent'),
-        pollMs: 50,
-        leaseMs: 60_000,
-        propose: createProposer(t.db),
-      });
-      while ((await worker.runOnce()).length > 0);
+      await parseWaiting(t.db);
       return (res.body as { document_id: string }).document_id;
     }
 

@@ -1,17 +1,11 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { systemClock } from '../core/clock.ts';
-import { documentParsingRepo } from '../db/repos/document-parsing.ts';
-import { createRepos } from '../db/repos/index.ts';
-import { createParseWorker } from '../parsing/worker.ts';
 import type { RunningServer } from '../server/http.ts';
-import { createLogger } from '../server/logger.ts';
-import { finishParse } from '../services/document-parsing.ts';
-import { createProposer } from '../services/extraction/propose.ts';
 import { hasChromium, launchChromium } from './helpers/browser.ts';
 import { dialects, type TestDb } from './helpers/db.ts';
 import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
+import { parseWaiting } from './helpers/parse.ts';
 import { startTestServer } from './helpers/server.ts';
 import { corpus } from './helpers/workbook-corpus.ts';
 import { writeXlsx } from './helpers/workbooks.ts';
@@ -50,16 +44,7 @@ for (const dialect of dialects) {
         body: content,
         contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
       });
-      const worker = createParseWorker({
-        repo: documentParsingRepo(t.db),
-        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
-        clock: systemClock,
-        logger: createLogger('silent'),
-        pollMs: 50,
-        leaseMs: 60_000,
-        propose: createProposer(t.db),
-      });
-      while ((await worker.runOnce()).length > 0);
+      await parseWaiting(t.db);
       const path = `/account/documents/${id}/proposals`;
       const page = await (await browser!.newContext()).newPage();
       await page.goto(`${server.url}/login?next=${encodeURIComponent(path)}`);
@@ -160,16 +145,7 @@ for (const dialect of dialects) {
         body: content,
         contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
       });
-      const worker = createParseWorker({
-        repo: documentParsingRepo(t.db),
-        finish: (job, outcome, now) => finishParse(createRepos(t.db), job, outcome, now),
-        clock: systemClock,
-        logger: createLogger('silent'),
-        pollMs: 50,
-        leaseMs: 60_000,
-        propose: createProposer(t.db),
-      });
-      while ((await worker.runOnce()).length > 0);
+      await parseWaiting(t.db);
 
       const path = `/account/documents/${id}/proposals`;
       const page = await (await browser!.newContext()).newPage();
