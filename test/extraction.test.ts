@@ -1,38 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { extractText } from '../parsing/extract.ts';
+import { figuresOf, scoreCorpus, scoreLines } from '../scripts/score-corpus.ts';
 import { periodOf } from '../services/extraction/periods.ts';
-import { extractFigures, figureOf } from '../services/extraction/tables.ts';
-import { corpus, type ExpectedPoint } from './helpers/workbook-corpus.ts';
+import { figureOf } from '../services/extraction/tables.ts';
+import { corpus } from './helpers/workbook-corpus.ts';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'workbooks');
-const TYPES: Record<string, string> = {
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  csv: 'text/csv',
-  pdf: 'application/pdf',
-};
-
-const key = (p: { date: string; cadence: string; value: string; kind: string }, category: string) =>
-  `${category}|${p.date}|${p.cadence}|${p.value}|${p.kind}`;
-
-async function proposalsOf(file: string, fyEndMonth: number) {
-  const content = readFileSync(join(DIR, file));
-  const outcome = await extractText({
-    content,
-    content_type: TYPES[file.split('.').pop()!]!,
-    filename: file,
-  });
-  if (outcome.state !== 'completed') throw new Error(`${file}: ${outcome.reason}`);
-  return extractFigures(outcome.grids ?? [], {
-    fyEndMonth,
-    currency: null,
-    customMetrics: [],
-    remembered: new Map(),
-  });
-}
-
 describe('extraction of figures from management accounts', () => {
   const files = readdirSync(DIR).filter((f) => !f.endsWith('.json'));
 
@@ -43,57 +17,19 @@ describe('extraction of figures from management accounts', () => {
   });
 
   it('proposes the expected points: recall ≥ 95 %, precision ≥ 99 %, no budget as actual, no unmapped row proposed', async () => {
-    let expectedTotal = 0;
-    let rightTotal = 0;
-    let proposedActuals = 0;
-    let rightActuals = 0;
-    const lines: string[] = [];
-    for (const file of files) {
-      const { fiscal_year_end_month, points } = JSON.parse(
-        readFileSync(join(DIR, `${file}.json`), 'utf8'),
-      ) as {
-        fiscal_year_end_month: number;
-        points: ExpectedPoint[];
-      };
-      const { proposals, unmapped } = await proposalsOf(file, fiscal_year_end_month);
-      const proposed = new Set(
-        proposals.map((p) => key(p, 'category' in p.target ? p.target.category : p.target.custom_metric_id)),
-      );
-      const wanted = new Set(points.map((p) => key(p, p.category)));
-      const right = [...wanted].filter((k) => proposed.has(k)).length;
-      const actuals = proposals.filter((p) => p.kind === 'actual');
-      const actualsRight = actuals.filter((p) =>
-        wanted.has(key(p, 'category' in p.target ? p.target.category : '')),
-      ).length;
-      expectedTotal += wanted.size;
-      rightTotal += right;
-      proposedActuals += actuals.length;
-      rightActuals += actualsRight;
-      const budgets = new Set(
-        points.filter((p) => p.kind === 'budget').map((p) => key({ ...p, kind: 'actual' }, p.category)),
-      );
-      expect(
-        actuals.filter((p) => budgets.has(key(p, 'category' in p.target ? p.target.category : ''))),
-        `${file}: budget as actual`,
-      ).to.be.empty;
-      const unmappedRows = new Set(unmapped.map((u) => `${u.sheet}|${u.label}`));
-      expect(
-        proposals.filter((p) => unmappedRows.has(`${p.sheet}|${p.row_label}`)),
-        file,
-      ).to.be.empty;
-      lines.push(`${file}: recall ${right}/${wanted.size}, precision ${actualsRight}/${actuals.length}`);
+    const score = await scoreCorpus(DIR);
+    expect(score.files.map((f) => f.file)).to.have.members(files);
+    for (const file of score.files) {
+      expect(file.budgetAsActual, `${file.file}: budget as actual`).to.be.empty;
+      expect(file.unmappedProposed, `${file.file}: unmapped row proposed`).to.be.empty;
     }
-    const recall = rightTotal / expectedTotal;
-    const precision = rightActuals / Math.max(1, proposedActuals);
-    console.log(
-      `${lines.join('\n')}\ntotal: recall ${(recall * 100).toFixed(1)} %, precision ${(precision * 100).toFixed(1)} %`,
-    );
-    expect(recall).to.be.at.least(0.95);
-    expect(precision).to.be.at.least(0.99);
+    console.log(scoreLines(score).join('\n'));
+    expect(score.recall).to.be.at.least(0.95);
+    expect(score.precision).to.be.at.least(0.99);
   });
 
   it('lists the lines it cannot map instead of guessing them', async () => {
-    const { unmapped, proposals } = await proposalsOf('three-tabs.xlsx', 12);
+    const { unmapped, proposals } = await figuresOf(join(DIR, 'three-tabs.xlsx'), 12);
     expect(unmapped.map((u) => u.label)).to.have.members([
       'Product revenue',
       'Services revenue',

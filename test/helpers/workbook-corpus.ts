@@ -1,16 +1,9 @@
+import type { ExpectedPoint } from '../../scripts/score-corpus.ts';
 import { pdfTable, writePdf } from './pdfs.ts';
 import { type WriteCell, type WriteSheet, writeCsv, writeOds, writeXlsx } from './workbooks.ts';
 
 // The extraction corpus: management-accounts layouts founders send, each with the data points a
 // reader should propose. scripts/write-workbook-corpus.ts writes them to test/fixtures/workbooks/.
-
-export interface ExpectedPoint {
-  category: string;
-  date: string;
-  cadence: 'month' | 'quarter' | 'year';
-  value: string;
-  kind: 'actual' | 'budget';
-}
 
 export interface CorpusFile {
   file: string;
