@@ -4,6 +4,7 @@ import { addDocument } from './helpers/documents.ts';
 import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { parseWaiting } from './helpers/parse.ts';
 import { budgetBesideUnmapped, corpus } from './helpers/workbook-corpus.ts';
+import { type WriteCell, writeXlsx } from './helpers/workbooks.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const typeOf = (file: string) => (file.endsWith('.pdf') ? 'application/pdf' : XLSX_TYPE);
@@ -87,6 +88,31 @@ for (const dialect of dialects) {
         ['D5', '2026-01-31', 'month', '12'],
         ['E5', '2026-02-28', 'month', '14'],
       ]);
+    });
+
+    it('stores every proposal of a large sheet exactly, labels with quotes, braces, commas and backslashes included', async () => {
+      const labels = ['Fees "EU", {net}', 'Back\\slash \\ line', 'Ünïcode – £ ‘quoted’', 'NULL', 'Line'];
+      const rows: WriteCell[][] = [['Acme'], [], ['', 'Jan-26', 'Feb-26']];
+      for (let i = 0; i < 2100; i++) rows.push([`${labels[i % labels.length]} ${i}`, i + 1, -i - 1]);
+      rows.push(['Revenue', 100, 200]);
+      const id = await parsed('many.xlsx', writeXlsx([{ name: 'Lines, "all" {x}', rows }]));
+      const stored = await t
+        .db('extraction_proposals')
+        .where({ document_id: id })
+        .select('sheet', 'row_label', 'sheet_row', 'sheet_index', 'figures', 'confidence', 'category_id');
+      expect(stored).to.have.length(2102);
+      expect(new Set(stored.map((r) => r.sheet))).to.deep.equal(new Set(['Lines, "all" {x}']));
+      const byLabel = new Map(stored.map((r) => [r.row_label, r]));
+      for (const i of [0, 1, 2, 3, 4, 2099]) {
+        const row = byLabel.get(`${labels[i % labels.length]} ${i}`);
+        expect(row, `line ${i}`).to.deep.include({ sheet_row: i + 4, sheet_index: 0, category_id: null });
+        expect(JSON.parse(row!.figures)).to.deep.equal([
+          [`B${i + 4}`, '2026-01-31', 'month', String(i + 1)],
+          [`C${i + 4}`, '2026-02-28', 'month', String(-i - 1)],
+        ]);
+      }
+      const revenue = stored.filter((r) => r.row_label === 'Revenue');
+      expect(revenue.map((r) => Number(r.confidence))).to.deep.equal([0.95, 0.95]);
     });
 
     it('proposes the figures of a table printed in a PDF, the budget block as budget, each with its page and cell', async () => {

@@ -7,7 +7,8 @@ import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
 import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
-import { encodeFigures, type RowFigure } from './extraction.ts';
+import type { RowFigure } from './extraction.ts';
+import { storeProposals } from './proposal-inserts.ts';
 import { countAndPage, type QB, scoped } from './util.ts';
 
 export interface ParseJob {
@@ -64,43 +65,6 @@ export type ParseOutcome =
       proposals?: { rows: ProposalInsert[]; review: string | undefined };
     }
   | { state: 'not-parseable' | 'needs-input'; reason: string };
-
-/**
- * Proposals inserted per statement. On SQLite a statement holds the event loop while it runs: 100
- * (an unmapped row with its figures among them) are 3 to 5 ms of work on an idle machine. On PostgreSQL
- * the server waits for the database, so larger slices only save round trips.
- */
-const PROPOSAL_SLICE = { sqlite: 100, postgres: 200 };
-
-/** Replaces a document's open proposals with those of its latest parse; settled ones stay. */
-async function storeProposals(
-  trx: Knex,
-  documentId: string,
-  rows: ProposalInsert[],
-  at: string,
-): Promise<void> {
-  const doc = (await trx('documents').where({ id: documentId }).first('firm_id', 'company_id')) as
-    | { firm_id: string; company_id: string }
-    | undefined;
-  if (!doc) return;
-  await trx('extraction_proposals').where({ document_id: documentId, status: 'proposed' }).delete();
-  const record = ({ figures, ...row }: ProposalInsert) => ({
-    id: newId(),
-    ...doc,
-    document_id: documentId,
-    ...row,
-    figures: figures ? encodeFigures(figures) : null,
-    status: 'proposed',
-    created_at: at,
-  });
-  // Inserted in slices: SQLite binds at most 32,766 values in one statement. Between slices the event
-  // loop is let go: on SQLite each insert runs synchronously, and thousands in a row held the server.
-  const slice = PROPOSAL_SLICE[isPostgres(trx) ? 'postgres' : 'sqlite'];
-  for (let i = 0; i < rows.length; i += slice) {
-    if (i > 0) await yieldToOthers();
-    await trx('extraction_proposals').insert(rows.slice(i, i + slice).map(record));
-  }
-}
 
 export interface ClaimOptions {
   now: Date;
