@@ -183,11 +183,35 @@ export function readSheetRows(zip: ZipReader, path: string, rows: XlsxRows): voi
   });
 }
 
-/** Which cell formats (by index in `cellXfs`) show dates. */
-export function dateStyles(zip: ZipReader): Set<number> {
-  const dates = new Set<number>();
+/** How cell formats (by index in `cellXfs`) show numbers, where it changes what a reader sees. */
+export interface CellStyles {
+  /** Formats that show dates. */
+  dates: Set<number>;
+  /** Formats that show a number scaled down (`#,##0,` shows thousands): the divisor. */
+  scaled: Map<number, number>;
+  /** Formats that add a word to a number (`0"A"` shows 2024 as `2024A`): the word. */
+  suffixed: Map<number, string>;
+}
+
+/** What a number format does to the number it shows: a date, a divisor, a word after it. */
+function formatEffect(
+  id: number,
+  code: string | undefined,
+): { date?: true; divisor?: number; suffix?: string } {
+  if (isDateFormat(id, code)) return { date: true };
+  if (!code) return {};
+  const first = code.split(';')[0]!;
+  const suffix = /^[#0,.]+\s*"([^"]{1,12})"$/.exec(first)?.[1];
+  if (suffix) return { suffix };
+  const commas =
+    /[#0](,+)(?:\s|_.|\\.|"[^"]*"|\)|$)/.exec(first.replace(/\[[^\]]*\]/g, ''))?.[1]?.length ?? 0;
+  return commas > 0 ? { divisor: 1000 ** Math.min(commas, 2) } : {};
+}
+
+export function cellStyles(zip: ZipReader): CellStyles {
+  const styles: CellStyles = { dates: new Set(), scaled: new Map(), suffixed: new Map() };
   const entry = zip.entry('xl/styles.xml');
-  if (!entry) return dates;
+  if (!entry) return styles;
   const codes = new Map<number, string>();
   let inCellXfs = false;
   let xf = 0;
@@ -203,7 +227,10 @@ export function dateStyles(zip: ZipReader): Set<number> {
         } else if (element.local === 'cellXfs') inCellXfs = true;
         else if (element.local === 'xf' && inCellXfs) {
           const id = Number(element.attribute('', 'numFmtId') ?? 0);
-          if (isDateFormat(id, codes.get(id))) dates.add(xf);
+          const effect = formatEffect(id, codes.get(id));
+          if (effect.date) styles.dates.add(xf);
+          if (effect.divisor) styles.scaled.set(xf, effect.divisor);
+          if (effect.suffix) styles.suffixed.set(xf, effect.suffix);
           xf++;
         }
       },
@@ -214,20 +241,28 @@ export function dateStyles(zip: ZipReader): Set<number> {
     },
     MAX_PART_BYTES,
   );
-  return dates;
+  return styles;
 }
 
-/** A cell as a typed value: numbers (dates when their format shows one), text, or null. */
-function typedCell(c: XlsxCell, strings: string[], dates: Set<number>): GridCell {
+/**
+ * A cell as a typed value, as its format shows it: dates where the format shows one, a number scaled
+ * as the format scales it (the sheet's units note speaks of what is shown), a whole number with the
+ * format's word as text (`2024F`); text, or null.
+ */
+function typedCell(c: XlsxCell, strings: string[], styles: CellStyles): GridCell {
   if (c.type === 'n') {
     const value = c.value.trim();
     const n = Number(value);
     if (value === '' || !Number.isFinite(n)) return null;
-    if (c.style !== undefined && dates.has(c.style)) {
+    if (c.style === undefined) return n;
+    if (styles.dates.has(c.style)) {
       const date = excelSerialDate(n);
       return date ? { date } : n;
     }
-    return n;
+    const suffix = styles.suffixed.get(c.style);
+    if (suffix && Number.isInteger(n)) return `${n}${suffix}`;
+    const divisor = styles.scaled.get(c.style);
+    return divisor ? n / divisor : n;
   }
   if (c.type === 'd') {
     const date = c.value.trim().slice(0, 10);
@@ -240,12 +275,12 @@ function typedCell(c: XlsxCell, strings: string[], dates: Set<number>): GridCell
 interface SheetSinks {
   out: SheetText;
   grids: GridCollector | undefined;
-  dates: Set<number>;
+  styles: CellStyles;
 }
 
 /** One worksheet as text (a blank line where rows are missing or empty) and, if asked, as a typed grid. */
 function readSheet(zip: ZipReader, path: string, strings: string[], sinks: SheetSinks): void {
-  const { out, grids, dates } = sinks;
+  const { out, grids, styles } = sinks;
   let last = 0;
   readSheetRows(zip, path, {
     row(number, cells) {
@@ -258,7 +293,7 @@ function readSheet(zip: ZipReader, path: string, strings: string[], sinks: Sheet
       }
       grids?.row(
         number - 1,
-        cells.map((c) => ({ column: c.column, value: typedCell(c, strings, dates) })),
+        cells.map((c) => ({ column: c.column, value: typedCell(c, strings, styles) })),
       );
       out.row(texts);
     },
@@ -281,10 +316,12 @@ export function readXlsx(
   const sheets = sheetsOf(zip);
   found.pages = sheets.length;
   const strings = sharedStrings(zip, (reason) => out.note(reason));
-  const dates = grids ? dateStyles(zip) : new Set<number>();
+  const styles = grids
+    ? cellStyles(zip)
+    : { dates: new Set<number>(), scaled: new Map(), suffixed: new Map() };
   for (const sheet of sheets) {
     out.sheet(sheet.name);
     grids?.sheet(sheet.name);
-    readSheet(zip, sheet.path, strings, { out, grids, dates });
+    readSheet(zip, sheet.path, strings, { out, grids, styles });
   }
 }

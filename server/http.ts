@@ -144,7 +144,7 @@ function startWorkers(config: Config, deps: WorkerDeps): { stop(): Promise<void>
         finish: (job, outcome, now) => finishParse(repos, job, outcome, now),
         clock,
         logger,
-        propose: createProposer(db),
+        propose: createProposer(db, clock),
         pollMs: config.documentParseIntervalSeconds * 1000,
         leaseMs: config.documentParseLeaseSeconds * 1000,
         limits: {

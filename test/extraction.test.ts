@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { figuresOf, scoreCorpus, scoreLines } from '../scripts/score-corpus.ts';
+import { figuresOf, scoreCorpus, scoreLines } from '../bench/score-corpus.ts';
 import { periodOf } from '../services/extraction/periods.ts';
 import { figureOf } from '../services/extraction/tables.ts';
 import { corpus } from './helpers/workbook-corpus.ts';

@@ -7,8 +7,10 @@ import { isPostgres } from '../knex.ts';
 import { SEARCHED_CHARS } from '../migrations/014-document-parsing.ts';
 import { TEXT_SEARCH_CONFIG } from '../migrations/023-search-stemming.ts';
 import type { Counted, Page } from '../types.ts';
-import type { RowFigure } from './extraction.ts';
-import { storeProposals } from './proposal-inserts.ts';
+import { type ProposalInsert, storeProposals } from './proposal-inserts.ts';
+
+export type { ProposalInsert };
+
 import { countAndPage, type QB, scoped } from './util.ts';
 
 export interface ParseJob {
@@ -32,26 +34,6 @@ export interface ParsedDocument {
   name: string;
   parse_state: string;
   parse_note: string | null;
-}
-
-/** A figure read from a spreadsheet, or a row that could not be mapped (`category_id` null) with its figures. */
-export interface ProposalInsert {
-  sheet: string;
-  /** The sheet's place in the workbook, from 0. */
-  sheet_index?: number | null;
-  /** The line of the sheet the label is on. */
-  sheet_row: number;
-  cell: string;
-  row_label: string;
-  category_id: string | null;
-  date: string | null;
-  cadence: string | null;
-  value: string | null;
-  currency: string | null;
-  kind: 'actual' | 'budget';
-  confidence: number;
-  /** An unmapped row's figures (its date, cadence and value then null). */
-  figures?: readonly RowFigure[];
 }
 
 export type ParseOutcome =

@@ -4,12 +4,113 @@ import type { GridCell } from '../../parsing/grid.ts';
 export interface Period {
   end: string;
   cadence: 'month' | 'quarter' | 'year';
+  /**
+   * A day rather than a named period (a date cell, `31 Mar 2026`): its month's end, a month until the
+   * header's spacing says otherwise (quarter ends three months apart are quarters).
+   */
+  point?: true;
 }
 
 /** Whether a column holds actual, budget or forecast figures, as its header or block says. */
 export type Kind = 'actual' | 'budget' | 'forecast';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** Month names of the languages packs arrive in, by their first letters (English, German, Dutch, French, Spanish, Indonesian). */
+const MONTH_NAMES: [string, number][] = [
+  ...MONTHS.map((m, i): [string, number] => [m, i + 1]),
+  ...([
+    ['mär', 3],
+    ['mrt', 3],
+    ['mai', 5],
+    ['mei', 5],
+    ['okt', 10],
+    ['dez', 12],
+    ['des', 12],
+    ['janv', 1],
+    ['févr', 2],
+    ['fevr', 2],
+    ['mars', 3],
+    ['avr', 4],
+    ['juin', 6],
+    ['juil', 7],
+    ['août', 8],
+    ['aout', 8],
+    ['déc', 12],
+    ['ene', 1],
+    ['abr', 4],
+    ['ago', 8],
+    ['dic', 12],
+    ['maret', 3],
+    ['agu', 8],
+  ] as [string, number][]),
+];
+
+/** The month (1–12) a name spells: three letters or more of it (`Sept`, `März`, `Januari`), else 0. */
+function monthNamed(word: string): number {
+  if (word.length < 3) return 0;
+  let best: [string, number] | undefined;
+  for (const [name, month] of MONTH_NAMES)
+    if (word.startsWith(name) && (!best || name.length > best[0].length)) best = [name, month];
+  if (!best) return 0;
+  // A word that goes on past the month's name must go on as that month's name does (`Marketing` is none).
+  const english = MONTHS[best[1] - 1]!;
+  const full = [
+    'january',
+    'february',
+    'march',
+    'april',
+    'may',
+    'june',
+    'july',
+    'august',
+    'september',
+    'october',
+    'november',
+    'december',
+  ][best[1] - 1]!;
+  if (word.length === best[0].length || full.startsWith(word) || english === word) return best[1];
+  const local = [
+    'januar',
+    'februar',
+    'märz',
+    'maerz',
+    'juni',
+    'juli',
+    'oktober',
+    'dezember',
+    'januari',
+    'februari',
+    'maret',
+    'mei',
+    'agustus',
+    'desember',
+    'janvier',
+    'février',
+    'fevrier',
+    'avril',
+    'juillet',
+    'septembre',
+    'octobre',
+    'novembre',
+    'décembre',
+    'enero',
+    'febrero',
+    'marzo',
+    'abril',
+    'mayo',
+    'junio',
+    'julio',
+    'agosto',
+    'septiembre',
+    'octubre',
+    'noviembre',
+    'diciembre',
+    'sept',
+    'maart',
+    'augustus',
+  ];
+  return local.some((l) => l.startsWith(word)) ? best[1] : 0;
+}
 
 /** The last day of a month (1–12) of a year, as YYYY-MM-DD. */
 export function monthEnd(year: number, month: number): string {
@@ -25,9 +126,12 @@ function fullYear(text: string): number {
 }
 
 const KIND_WORDS: [RegExp, Kind][] = [
-  [/\b(budget|bud|bdgt|plan)\b/i, 'budget'],
-  [/\b(forecast|fcst|fc|outlook|reforecast)\b/i, 'forecast'],
-  [/\b(actuals?|act)\b/i, 'actual'],
+  [/\b(budget|bud|bdgt|plan|target)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)[bp]\b/i, 'budget'],
+  [
+    /\b(forecast|fcst|fc|outlook|reforecast|re-forecast|projected|projection|projections|estimate|estimated)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)[fe]\b/i,
+    'forecast',
+  ],
+  [/\b(actuals?|act)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)a\b/i, 'actual'],
 ];
 
 /** The kind a header or block label names, if any. */
@@ -67,7 +171,7 @@ export function periodOf(cell: GridCell, fyEndMonth = 12): Period | undefined {
   if (cell === null) return undefined;
   if (typeof cell === 'object') {
     const [y, m] = cell.date.split('-').map(Number);
-    return { end: monthEnd(y!, m!), cadence: 'month' };
+    return { end: monthEnd(y!, m!), cadence: 'month', point: true };
   }
   if (typeof cell === 'number') {
     return Number.isInteger(cell) && cell >= 1990 && cell <= 2100
@@ -77,30 +181,74 @@ export function periodOf(cell: GridCell, fyEndMonth = 12): Period | undefined {
   if (cell.length > 80 || !hasDigit(cell)) return undefined;
   const text = bare(cell).toLowerCase();
   if (text.length > 40) return undefined;
+  return (
+    monthPeriod(text) ?? dayPeriod(text) ?? quarterPeriod(text, fyEndMonth) ?? yearPeriod(text, fyEndMonth)
+  );
+}
+
+/** `2026-01`, `Jan-26`, `January 2026`, `Mär 2026`. */
+function monthPeriod(text: string): Period | undefined {
   let m = /^(\d{4})[-/.](\d{1,2})$/.exec(text);
   if (m && Number(m[2]) >= 1 && Number(m[2]) <= 12)
     return { end: monthEnd(Number(m[1]), Number(m[2])), cadence: 'month' };
-  m = /^([a-z]{3,9})\.?[\s\-'’/]*(\d{4}|\d{2})$/.exec(text);
-  if (m) {
-    const month = MONTHS.indexOf(m[1]!.slice(0, 3)) + 1;
-    const named = month > 0 && (m[1]!.length === 3 || m[1]!.startsWith(MONTHS[month - 1]!));
-    if (named) return { end: monthEnd(fullYear(m[2]!), month), cadence: 'month' };
-  }
-  m =
+  m = /^(\p{L}{3,9})\.?[\s\-'’/]*(\d{4}|\d{2})$/u.exec(text);
+  const month = m ? monthNamed(m[1]!) : 0;
+  return month ? { end: monthEnd(fullYear(m![2]!), month), cadence: 'month' } : undefined;
+}
+
+/**
+ * A day: `31 Mar 2026`, `31-Jan-26`, `31st Dec 2024`, `March 31, 2026`, `2026-03-31`, and `31/03/2026` or
+ * `03/31/2026` where only one reading makes the day its month's last (a period's end).
+ */
+function dayPeriod(text: string): Period | undefined {
+  const at = (year: number, month: number, day: number): Period | undefined =>
+    month >= 1 && month <= 12 && day >= 1 && day <= 31 && year >= 1990 && year <= 2100
+      ? { end: monthEnd(year, month), cadence: 'month', point: true }
+      : undefined;
+  let m = /^(\d{1,2})(?:st|nd|rd|th)?[\s\-./]+(\p{L}{3,9})\.?,?[\s\-./]+(\d{4}|\d{2})$/u.exec(text);
+  if (m && monthNamed(m[2]!)) return at(fullYear(m[3]!), monthNamed(m[2]!), Number(m[1]));
+  m = /^(\p{L}{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$/u.exec(text);
+  if (m && monthNamed(m[1]!)) return at(Number(m[3]), monthNamed(m[1]!), Number(m[2]));
+  m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (m) return at(Number(m[1]), Number(m[2]), Number(m[3]));
+  m = /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})$/.exec(text);
+  if (!m) return undefined;
+  const [a, b, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const lastDay = (month: number) => Number(monthEnd(year, month).slice(8));
+  const dayFirst = b <= 12 && a === lastDay(b);
+  const monthFirst = a <= 12 && b === lastDay(a);
+  if (dayFirst === monthFirst) return undefined;
+  return dayFirst ? at(year, b, a) : at(year, a, b);
+}
+
+/** `Q1 2026`, `Q1/25`, `1Q26` (calendar quarters); `Q1 FY26`, `FY26 Q1` (of the fiscal year). */
+function quarterPeriod(text: string, fyEndMonth: number): Period | undefined {
+  const m =
     /^q([1-4])[\s\-'’/]*(fy)?[\s\-'’]*(\d{4}|\d{2})$/.exec(text) ??
-    /^(?:fy)[\s\-'’]*(\d{4}|\d{2})[\s-]*q([1-4])$/.exec(text);
-  if (m) {
-    const fiscal = m[2] === 'fy' || text.startsWith('fy');
-    const [quarter, year] = text.startsWith('fy')
-      ? [Number(m[2]), fullYear(m[1]!)]
-      : [Number(m[1]), fullYear(m[3]!)];
-    if (!fiscal) return { end: monthEnd(year, quarter * 3), cadence: 'quarter' };
-    return { end: monthEnd(year, fyEndMonth - 12 + quarter * 3), cadence: 'quarter' };
-  }
-  m = /^(?:fy|fye|year)[\s\-'’]*(\d{4}|\d{2})$/.exec(text) ?? /^(\d{4})$/.exec(text);
-  if (m) {
+    /^(?:fy)[\s\-'’]*(\d{4}|\d{2})[\s-]*q([1-4])$/.exec(text) ??
+    /^([1-4])q[\s\-'’]*(fy)?[\s\-'’]*(\d{4}|\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const fiscal = m[2] === 'fy' || text.startsWith('fy');
+  const [quarter, year] = text.startsWith('fy')
+    ? [Number(m[2]), fullYear(m[1]!)]
+    : [Number(m[1]), fullYear(m[3]!)];
+  if (!fiscal) return { end: monthEnd(year, quarter * 3), cadence: 'quarter' };
+  return { end: monthEnd(year, fyEndMonth - 12 + quarter * 3), cadence: 'quarter' };
+}
+
+/** `FY2025`, `FY25`, `2025` (the fiscal year ending then), `FY 2024/25`, `2024-25`, `FY17-18` (ending in the later). */
+function yearPeriod(text: string, fyEndMonth: number): Period | undefined {
+  let m = /^(?:fy|fye|year)?[\s\-'’]*(\d{4}|\d{2})$/.exec(text);
+  if (m && (m[1]!.length === 4 || text.startsWith('f') || text.startsWith('y'))) {
     const year = fullYear(m[1]!);
     if (year >= 1990 && year <= 2100) return { end: monthEnd(year, fyEndMonth), cadence: 'year' };
   }
-  return undefined;
+  m = /^(?:fy)?\s?(\d{4}|\d{2})\s?[-/]\s?(\d{4}|\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const [first, second] = [
+    fullYear(m[1]!),
+    m[2]!.length === 2 ? Math.floor(fullYear(m[1]!) / 100) * 100 + Number(m[2]) : Number(m[2]),
+  ];
+  if (second !== first + 1 || second < 1990 || second > 2100) return undefined;
+  return { end: monthEnd(second, fyEndMonth === 12 ? 12 : fyEndMonth), cadence: 'year' };
 }

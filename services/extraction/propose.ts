@@ -1,5 +1,6 @@
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import type { Knex } from 'knex';
+import { type Clock, systemClock } from '../../core/clock.ts';
 import type { ProposalInsert } from '../../db/repos/document-parsing.ts';
 import type { SheetGrid } from '../../parsing/grid.ts';
 import {
@@ -54,7 +55,7 @@ function unmappedProposals(u: UnmappedRow, sheetIndex: number | null): ProposalI
  * Proposes data points from a parsed spreadsheet in the company's calendar and currency, with its
  * custom metrics and the labels it confirmed before; rows it cannot map are kept with no category.
  */
-export function createProposer(db: Knex): Proposer {
+export function createProposer(db: Knex, clock: Clock = systemClock): Proposer {
   return async (documentId, grids) => {
     const doc = (await db('documents as d')
       .join('companies as c', 'c.id', 'd.company_id')
@@ -75,6 +76,7 @@ export function createProposer(db: Knex): Proposer {
     const standardName = new Map(categories.filter((c) => c.is_standard).map((c) => [c.id, c.name]));
     const context: ExtractionContext = {
       fyEndMonth: Number(doc.fiscal_year_end.slice(0, 2)) || 12,
+      today: clock.now().toISOString().slice(0, 10),
       currency: doc.currency,
       customMetrics: categories.filter((c) => !c.is_standard).map((c) => ({ id: c.id, name: c.name })),
       remembered: new Map(

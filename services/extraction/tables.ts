@@ -1,6 +1,8 @@
 import type { GridCell, SheetGrid } from '../../parsing/grid.ts';
-import { type Kind, kindOf, type Period, periodOf } from './periods.ts';
+import { findHeaders, type Header } from './header.ts';
+import { type Kind, kindOf, type Period } from './periods.ts';
 import { COST_CATEGORIES, isBareTotal, normalizeLabel, synonymOf, UNSCALED_CATEGORIES } from './synonyms.ts';
+import { type Notes, notesOf } from './units.ts';
 
 /** What a row label maps to: a standard category or a custom metric. */
 export type Target = { category: string } | { custom_metric_id: string };
@@ -13,6 +15,8 @@ export interface ExtractionContext {
   customMetrics: readonly { id: string; name: string }[];
   /** Labels confirmed before for this company, by normalised label. */
   remembered: ReadonlyMap<string, Target>;
+  /** Today, as YYYY-MM-DD: a period ending after it has no actuals yet (a plan's later years are forecasts). */
+  today?: string;
 }
 
 export interface Proposal {
@@ -93,76 +97,6 @@ export function figureOf(cell: GridCell): number | undefined {
   return m[3] ? n / 100 : n;
 }
 
-const UNITS: [RegExp, number][] = [
-  [
-    /\b(in thousands|thousands)\b|[$€£]\s?0{3}s?\b|\b0{3}s\b|\(0{3}\)|\b(usd|eur|gbp)\s?(k|000s?)\b|[$€£]k\b|\d?k\)/i,
-    1000,
-  ],
-  [/\b(in millions|millions)\b|\b(usd|eur|gbp)\s?(m|mm|mn)\b|[$€£]\s?(m|mm|mn)\b/i, 1_000_000],
-];
-const CURRENCIES: [RegExp, string][] = [
-  [/\busd\b|\$/i, 'USD'],
-  [/\beur\b|€/i, 'EUR'],
-  [/\bgbp\b|£/i, 'GBP'],
-];
-
-/** The units multiplier and currency that notes in the text cells given name. */
-function notesOf(texts: string[]): { multiplier: number; currency: string | undefined } {
-  let multiplier = 1;
-  let currency: string | undefined;
-  for (const text of texts) {
-    for (const [pattern, m] of UNITS) if (multiplier === 1 && pattern.test(text)) multiplier = m;
-    for (const [pattern, c] of CURRENCIES) if (!currency && pattern.test(text)) currency = c;
-  }
-  return { multiplier, currency };
-}
-
-interface Header {
-  row: number;
-  periods: Map<number, Period>;
-  kinds: Map<number, Kind>;
-}
-
-/**
- * The kind a block label above the header names: a label is a few words (`Budget`, `Actual YTD`,
- * `Full-year plan`); a sentence above the table (a PDF's prose, a note) names none, whatever words it uses.
- */
-function blockKind(text: string): Kind | undefined {
-  const t = text.trim();
-  return t.length <= 40 && t.split(/\s+/).length <= 4 ? kindOf(t) : undefined;
-}
-
-/** The row with the most period cells (two at least) among the first rows of a sheet. */
-function findHeader(rows: Dense, fyEndMonth: number): Header | undefined {
-  let best: Header | undefined;
-  for (let r = 0; r < Math.min(rows.length, 60); r++) {
-    const periods = new Map<number, Period>();
-    rows[r]!.forEach((cell, c) => {
-      const period = c > 0 ? periodOf(cell, fyEndMonth) : undefined;
-      if (period) periods.set(c, period);
-    });
-    if (periods.size >= 2 && periods.size > (best?.periods.size ?? 0))
-      best = { row: r, periods, kinds: new Map() };
-  }
-  if (!best) return undefined;
-  // A block label (`Budget`) in a row above or in the header cell itself names the kind of the columns under it.
-  for (const c of best.periods.keys()) {
-    const own = rows[best.row]![c];
-    let kind = typeof own === 'string' ? kindOf(own) : undefined;
-    for (let r = best.row - 1; !kind && r >= Math.max(0, best.row - 3); r--) {
-      for (let k = c; k >= 0 && !kind; k--) {
-        const above = rows[r]![k];
-        if (typeof above === 'string' && above.trim() !== '') {
-          kind = blockKind(above);
-          break;
-        }
-      }
-    }
-    best.kinds.set(c, kind ?? 'actual');
-  }
-  return best;
-}
-
 /** The label of a row: its last text cell before the first period column. */
 function labelOf(row: GridCell[], firstColumn: number): string | undefined {
   for (let c = Math.min(firstColumn, row.length) - 1; c >= 0; c--) {
@@ -172,22 +106,40 @@ function labelOf(row: GridCell[], firstColumn: number): string | undefined {
   return undefined;
 }
 
+/** Categories that are ratios, stored as fractions (0.45 for 45 %). */
+const RATIOS: ReadonlySet<string> = new Set(['gross_margin', 'operating_margin', 'revenue_growth']);
+
+/**
+ * What a row maps to, and the factor its figures take: a ratio row written in percent (`45.2`) is divided
+ * by 100, and a `Gross margin` row of amounts is the gross profit, as many packs call it.
+ */
 function targetOf(
   label: string,
+  figures: readonly [number, number][],
   context: ExtractionContext,
-): { target: Target; confidence: number } | undefined {
+): { target: Target; confidence: number; factor: number } | undefined {
   const key = normalizeLabel(label);
   const remembered = context.remembered.get(key);
-  if (remembered) return { target: remembered, confidence: 0.99 };
+  if (remembered) return { target: remembered, confidence: 0.99, factor: 1 };
   const custom = context.customMetrics.find((m) => normalizeLabel(m.name) === key);
-  if (custom) return { target: { custom_metric_id: custom.id }, confidence: 0.95 };
+  if (custom) return { target: { custom_metric_id: custom.id }, confidence: 0.95, factor: 1 };
   const category = synonymOf(label);
-  return category ? { target: { category }, confidence: 0.95 } : undefined;
+  if (!category) return undefined;
+  if (RATIOS.has(category)) {
+    const large = figures.filter(([, v]) => Math.abs(v) > 1.5).length > figures.length / 2;
+    if (!large) return { target: { category }, confidence: 0.95, factor: 1 };
+    if (/%|percent|pct/i.test(label)) return { target: { category }, confidence: 0.95, factor: 0.01 };
+    if (category === 'gross_margin')
+      return { target: { category: 'gross_profit' }, confidence: 0.95, factor: 1 };
+    return undefined;
+  }
+  return { target: { category }, confidence: 0.95, factor: 1 };
 }
 
 function scaled(value: number, target: Target, multiplier: number): string {
   const category = 'category' in target ? target.category : undefined;
-  let v = category && UNSCALED_CATEGORIES.has(category) ? value : value * multiplier;
+  let v =
+    category && (UNSCALED_CATEGORIES.has(category) || RATIOS.has(category)) ? value : value * multiplier;
   if (category && COST_CATEGORIES.has(category)) v = Math.abs(v);
   return String(Number(v.toFixed(6)));
 }
@@ -204,12 +156,12 @@ function unmappedFigures(
   sheet: SheetInput,
   header: Header,
   figures: readonly [number, number][],
-  at: { r: number; kind: Kind | undefined; multiplier: number; currency: string | null },
+  at: { r: number; kind: Kind | undefined; multiplier: number; currency: string | null; today?: string },
 ): UnmappedFigure[] {
   return figures.flatMap(([c, figure]) => {
-    const kind = at.kind ?? header.kinds.get(c) ?? 'actual';
-    if (kind === 'forecast') return [];
-    const period = header.periods.get(c)!;
+    const { period, kind: columnKind } = header.columns.get(c)!;
+    const kind = at.kind ?? columnKind;
+    if (kind === 'forecast' || (kind === 'actual' && at.today && period.end > at.today)) return [];
     const value = String(Number((figure * at.multiplier).toFixed(6)));
     return [
       {
@@ -224,22 +176,79 @@ function unmappedFigures(
   });
 }
 
+const textsOf = (rows: Dense) => rows.flat().filter((c): c is string => typeof c === 'string');
+
+/**
+ * Notes above a table, or where they name no units, a note below it ("All figures in AED thousands"):
+ * the text of rows that hold no figures.
+ */
+function withFootnotes(above: Notes, below: Dense): Notes {
+  if (above.multiplier !== 1 && above.currency) return above;
+  const notes = notesOf(
+    textsOf(below.filter((row) => !row.some((c, i) => i > 0 && figureOf(c) !== undefined))),
+  );
+  return {
+    multiplier: above.multiplier !== 1 ? above.multiplier : notes.multiplier,
+    currency: above.currency ?? notes.currency,
+  };
+}
+
+/** A row's own units, where its label names them (`ARR ($m)`, `Revenue per head (£)`), else the table's. */
+function rowMultiplier(label: string, table: number): number {
+  const own = notesOf([label]).multiplier;
+  if (own !== 1) return own;
+  return /\((?:[$€£]|usd|eur|gbp|#|no\.?)\)/i.test(label) ? 1 : table;
+}
+
 /** The proposals and unmapped rows of one sheet (or its transpose), or undefined when it holds no table. */
 function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | undefined {
-  const header = findHeader(sheet.rows, context.fyEndMonth);
-  if (!header) return undefined;
-  const firstColumn = Math.min(...header.periods.keys());
-  const notes = sheet.rows
-    .slice(0, header.row + 1)
-    .flat()
-    .filter((c): c is string => typeof c === 'string');
-  const { multiplier, currency } = notesOf([sheet.name, ...notes]);
-  const sheetKind = kindOf(sheet.name);
+  const headers = findHeaders(sheet.rows, context.fyEndMonth);
+  if (headers.length === 0) return undefined;
+  const sheetNotes = withFootnotes(
+    notesOf([sheet.name, ...textsOf(sheet.rows.slice(0, headers[0]!.end + 1))]),
+    sheet.rows.slice(headers[0]!.end + 1),
+  );
+  const sheetKind =
+    kindOf(sheet.name) ??
+    (/\b(projections?|projected|dcf|valuation|assumptions?)\b/i.test(sheet.name.replace(/[_-]/g, ' '))
+      ? 'forecast'
+      : undefined);
   const result: Extraction = { proposals: [], unmapped: [] };
-  const seen = new Set<string>();
-  const columns = [...header.periods.keys()];
-  for (let r = header.row + 1; r < sheet.rows.length; r++) {
-    const row = sheet.rows[r]!;
+  const seen = new Map<string, Proposal>();
+  headers.forEach((header, i) => {
+    const local =
+      i === 0 ? sheetNotes : notesOf(textsOf(sheet.rows.slice(Math.max(0, header.row - 2), header.end + 1)));
+    const notes = {
+      multiplier: local.multiplier !== 1 ? local.multiplier : sheetNotes.multiplier,
+      currency: local.currency ?? sheetNotes.currency,
+    };
+    const until = headers[i + 1]?.row ?? sheet.rows.length;
+    readRows(sheet, header, { from: header.end + 1, until, notes, sheetKind, seen }, context, result);
+  });
+  return result;
+}
+
+interface Section {
+  from: number;
+  until: number;
+  notes: { multiplier: number; currency: string | undefined };
+  sheetKind: Kind | undefined;
+  /** Points proposed already on this sheet: the same figure twice (a line and its total) is kept once. */
+  seen: Map<string, Proposal>;
+}
+
+function readRows(
+  sheet: SheetInput,
+  header: Header,
+  at: Section,
+  context: ExtractionContext,
+  result: Extraction,
+): void {
+  const columns = [...header.columns.keys()];
+  const firstColumn = Math.min(...columns);
+  const currency = at.notes.currency ?? context.currency;
+  for (let r = at.from; r < at.until; r++) {
+    const row = sheet.rows[r] ?? [];
     const label = labelOf(row, firstColumn);
     if (!label) continue;
     // Each figure read once: [column, value].
@@ -249,24 +258,30 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
       if (value !== undefined) figures.push([c, value]);
     }
     if (figures.length === 0 || isBareTotal(label)) continue;
-    const mapped = targetOf(label, context);
+    const multiplier = rowMultiplier(label, at.notes.multiplier);
+    const mapped = targetOf(label, figures, context);
     if (!mapped) {
-      const at = { r, kind: sheetKind, multiplier, currency: currency ?? context.currency };
-      const own = unmappedFigures(sheet, header, figures, at);
+      const own = unmappedFigures(sheet, header, figures, {
+        r,
+        kind: at.sheetKind,
+        multiplier,
+        currency,
+        today: context.today,
+      });
       result.unmapped.push({ sheet: sheet.name, row: r + 1, label, figures: own });
       continue;
     }
     const target =
       'category' in mapped.target ? mapped.target.category : `#${mapped.target.custom_metric_id}`;
     for (const [c, value] of figures) {
-      const kind = sheetKind ?? header.kinds.get(c) ?? 'actual';
-      if (kind === 'forecast') continue;
-      const period = header.periods.get(c)!;
+      const { period, kind: columnKind } = header.columns.get(c)!;
+      const kind = at.sheetKind ?? columnKind;
+      if (kind === 'forecast' || (kind === 'actual' && context.today && period.end > context.today)) continue;
       const key = `${target}|${period.end}|${period.cadence}|${kind}`;
-      // The same figure twice on a sheet (a line and its total): the first is kept, lower in confidence.
-      if (seen.has(key)) continue;
-      seen.add(key);
-      result.proposals.push({
+      const before = at.seen.get(key);
+      // A line and then its total (`Sales`, `Total trading income`): the total is the figure.
+      if (before && !(isTotal(label) && !isTotal(before.row_label))) continue;
+      const proposal: Proposal = {
         sheet: sheet.name,
         row: r + 1,
         cell: sheet.ref(r, c),
@@ -274,15 +289,19 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
         target: mapped.target,
         date: period.end,
         cadence: period.cadence,
-        value: scaled(value, mapped.target, multiplier),
-        currency: currency ?? context.currency,
+        value: scaled(value * mapped.factor, mapped.target, multiplier),
+        currency,
         kind,
         confidence: mapped.confidence,
-      });
+      };
+      if (before) result.proposals[result.proposals.indexOf(before)] = proposal;
+      else result.proposals.push(proposal);
+      at.seen.set(key, proposal);
     }
   }
-  return result;
 }
+
+const isTotal = (label: string) => /^total\b/i.test(label.trim());
 
 /** Finds the table of each sheet (periods across, or down for a transposed one) and maps its rows. */
 export function extractFigures(grids: readonly SheetGrid[], context: ExtractionContext): Extraction {

@@ -1,4 +1,4 @@
-import type { ExpectedPoint } from '../../scripts/score-corpus.ts';
+import type { ExpectedPoint } from '../../bench/score-corpus.ts';
 import { pdfTable, writePdf } from './pdfs.ts';
 import { type WriteCell, type WriteSheet, writeCsv, writeOds, writeXlsx } from './workbooks.ts';
 

@@ -3,8 +3,22 @@ import { strToU8, type Zippable, zipSync } from 'fflate';
 // Spreadsheets written deterministically for the extraction corpus: XLSX (inline strings, a date
 // format for date cells), ODS and CSV from the same description of sheets.
 
-/** A cell to write: a number, text, a date (`{ date }`, written as a serial with a date format), or empty. */
-export type WriteCell = number | string | { date: string } | null | undefined;
+/**
+ * A cell to write: a number, text, a date (`{ date }`, written as a serial with a date format), a number
+ * with a format that changes how it shows (`{ n, format }`: `thousands` is `#,##0,`, `A` and `F` add the
+ * letter, as `0"A"` shows 2024 as 2024A), or empty. Other formats write the number alone.
+ */
+export type WriteCell =
+  | number
+  | string
+  | { date: string }
+  | { n: number; format: NumberFormat }
+  | null
+  | undefined;
+export type NumberFormat = 'thousands' | 'A' | 'F';
+const FORMAT_STYLE: Record<NumberFormat, number> = { thousands: 2, A: 3, F: 4 };
+/** A cell for formats that keep no number format (ODS, CSV here): the number alone. */
+const plain = (cell: WriteCell) => (cell && typeof cell === 'object' && 'n' in cell ? cell.n : cell);
 export interface WriteSheet {
   name: string;
   rows: WriteCell[][];
@@ -42,6 +56,7 @@ function xlsxCell(cell: WriteCell, ref: string): string {
   if (cell === null || cell === undefined || cell === '') return '';
   if (typeof cell === 'number') return `<c r="${ref}"><v>${cell}</v></c>`;
   if (typeof cell === 'string') return `<c r="${ref}" t="inlineStr"><is><t>${xmlText(cell)}</t></is></c>`;
+  if ('n' in cell) return `<c r="${ref}" s="${FORMAT_STYLE[cell.format]}"><v>${cell.n}</v></c>`;
   return `<c r="${ref}" s="1"><v>${serial(cell.date)}</v></c>`;
 }
 
@@ -85,8 +100,11 @@ export function writeXlsx(sheets: WriteSheet[]): Buffer {
       rel(`rId${sheets.length + 1}`, 'styles', 'styles.xml') +
       '</Relationships>',
     'xl/styles.xml':
-      `${HEAD}<styleSheet xmlns="${S}"><numFmts count="1"><numFmt numFmtId="164" formatCode="mmm\\-yy"/></numFmts>` +
-      '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="164" applyNumberFormat="1"/></cellXfs></styleSheet>',
+      `${HEAD}<styleSheet xmlns="${S}"><numFmts count="4"><numFmt numFmtId="164" formatCode="mmm\\-yy"/>` +
+      '<numFmt numFmtId="165" formatCode="#,##0,;(#,##0,)"/><numFmt numFmtId="166" formatCode="0&quot;A&quot;"/>' +
+      '<numFmt numFmtId="167" formatCode="0&quot;F&quot;"/></numFmts><cellXfs count="5"><xf numFmtId="0"/>' +
+      '<xf numFmtId="164" applyNumberFormat="1"/><xf numFmtId="165" applyNumberFormat="1"/>' +
+      '<xf numFmtId="166" applyNumberFormat="1"/><xf numFmtId="167" applyNumberFormat="1"/></cellXfs></styleSheet>',
   };
   sheets.forEach((sheet, i) => {
     files[`xl/worksheets/sheet${i + 1}.xml`] = sheetXml(sheet);
@@ -94,7 +112,8 @@ export function writeXlsx(sheets: WriteSheet[]): Buffer {
   return zip(files);
 }
 
-function odsCell(cell: WriteCell): string {
+function odsCell(written: WriteCell): string {
+  const cell = plain(written);
   if (cell === null || cell === undefined || cell === '') return '<table:table-cell/>';
   if (typeof cell === 'number')
     return `<table:table-cell office:value-type="float" office:value="${cell}"><text:p>${cell}</text:p></table:table-cell>`;
@@ -134,7 +153,8 @@ export function writeOds(sheets: WriteSheet[]): Buffer {
 
 /** One sheet as CSV: text quoted when it needs to be, dates as YYYY-MM-DD. */
 export function writeCsv(sheet: WriteSheet): Buffer {
-  const field = (cell: WriteCell) => {
+  const field = (written: WriteCell) => {
+    const cell = plain(written);
     if (cell === null || cell === undefined) return '';
     if (typeof cell === 'object') return cell.date;
     const text = String(cell);

@@ -38,6 +38,9 @@ const TYPES: Record<string, string> = {
 
 const key = (p: { date: string; cadence: string; value: string; kind: string }, category: string) =>
   `${category}|${p.date}|${p.cadence}|${p.value}|${p.kind}`;
+const slot = (p: { date: string; cadence: string; kind: string }, category: string) =>
+  `${category}|${p.date}|${p.cadence}|${p.kind}`;
+const close = (a: number, b: number) => Math.abs(a - b) <= 5e-5 + 1e-9 * Math.abs(b);
 const categoryOf = (p: Proposal) => ('category' in p.target ? p.target.category : p.target.custom_metric_id);
 
 /** What the reader proposes from a file, for a company whose fiscal year ends in `fyEndMonth`. */
@@ -53,6 +56,7 @@ export async function figuresOf(path: string, fyEndMonth: number): Promise<Extra
     currency: null,
     customMetrics: [],
     remembered: new Map(),
+    today: new Date().toISOString().slice(0, 10),
   });
 }
 
@@ -62,23 +66,39 @@ export async function scoreFile(dir: string, file: string): Promise<FileScore> {
     points: ExpectedPoint[];
   };
   const { proposals, unmapped } = await figuresOf(join(dir, file), fiscal_year_end_month);
-  const proposed = new Set(proposals.map((p) => key(p, categoryOf(p))));
-  const wanted = new Set(points.map((p) => key(p, p.category)));
-  const budgets = new Set(
-    points.filter((p) => p.kind === 'budget').map((p) => key({ ...p, kind: 'actual' }, p.category)),
-  );
+  // A point is right when its category, date, cadence and kind match and its value is the key's within
+  // rounding (keys written from formulas hold ratios to 4 or 8 places).
+  const wanted = new Map<string, number[]>();
+  for (const p of points)
+    wanted.set(slot(p, p.category), [...(wanted.get(slot(p, p.category)) ?? []), Number(p.value)]);
+  const inKey = (p: { date: string; cadence: string; value: string; kind: string }, category: string) =>
+    (wanted.get(slot(p, category)) ?? []).some((v) => close(v, Number(p.value)));
+  const proposedRight = (p: ExpectedPoint) =>
+    proposals.some(
+      (q) => slot(q, categoryOf(q)) === slot(p, p.category) && close(Number(q.value), Number(p.value)),
+    );
+  const budgets = points.filter((p) => p.kind === 'budget');
   const actuals = proposals.filter((p) => p.kind === 'actual');
   const unmappedRows = new Set(unmapped.map((u) => `${u.sheet}|${u.label}`));
   const shown = (p: Proposal) => `${key(p, categoryOf(p))} ← ${p.sheet}!${p.cell} "${p.row_label}"`;
+  const right = points.filter(proposedRight);
   return {
     file,
-    expected: wanted.size,
-    right: [...wanted].filter((k) => proposed.has(k)).length,
+    expected: points.length,
+    right: right.length,
     proposedActuals: actuals.length,
-    rightActuals: actuals.filter((p) => wanted.has(key(p, categoryOf(p)))).length,
-    missed: [...wanted].filter((k) => !proposed.has(k)),
-    wrong: actuals.filter((p) => !wanted.has(key(p, categoryOf(p)))).map(shown),
-    budgetAsActual: actuals.filter((p) => budgets.has(key(p, categoryOf(p)))).map(shown),
+    rightActuals: actuals.filter((p) => inKey(p, categoryOf(p))).length,
+    missed: points.filter((p) => !proposedRight(p)).map((p) => key(p, p.category)),
+    wrong: actuals.filter((p) => !inKey(p, categoryOf(p))).map(shown),
+    budgetAsActual: actuals
+      .filter((p) =>
+        budgets.some(
+          (b) =>
+            slot(b, b.category) === slot({ ...p, kind: 'budget' }, categoryOf(p)) &&
+            close(Number(b.value), Number(p.value)),
+        ),
+      )
+      .map(shown),
     unmappedProposed: proposals.filter((p) => unmappedRows.has(`${p.sheet}|${p.row_label}`)).map(shown),
   };
 }

@@ -1,0 +1,201 @@
+import type { GridCell } from '../../parsing/grid.ts';
+import { type Kind, kindOf, monthEnd, type Period, periodOf } from './periods.ts';
+import { synonymOf } from './synonyms.ts';
+
+type Dense = GridCell[][];
+
+/** A column of figures of one period, of one kind. */
+export interface Column {
+  period: Period;
+  kind: Kind;
+}
+
+/** The header of a table: its period columns, and the rows it spans (a period row, a row of kinds under it). */
+export interface Header {
+  row: number;
+  /** The last row of the header: the row of kinds under the periods, when there is one. */
+  end: number;
+  columns: Map<number, Column>;
+}
+
+/**
+ * Words that make a column something other than a period's figures, wherever they stand over it: year to
+ * date, totals, variances, averages, growth rates, comments.
+ */
+const NOT_FIGURES =
+  /\b(ytd|qtd|mtd|year to date|to date|totals?|var|variance|variances|change|chg|movement|mvmt|diff|difference|cagr|ltm|ttm|l12m|avg|average|cumulative|comments?|commentary|notes?|explanation|yoy|mom|qoq|growth|run ?rate)\b|%|Δ/i;
+/** Words that, in a column's own header cells, compare rather than report (`Actual vs budget`, `B/(W)`). */
+const COMPARING = /\bvs\.?\b|\bv\b|\bb\/\(?w\)?|\bfav\b|\badv\b|\bof rev/i;
+
+const text = (cell: GridCell | undefined): string => (typeof cell === 'string' ? cell.trim() : '');
+
+/** The nearest non-empty cell at or left of column `c` of a row, with no other text between. */
+function carried(row: GridCell[] | undefined, c: number): GridCell {
+  for (let k = Math.min(c, (row?.length ?? 0) - 1); k >= 1; k--) {
+    const cell = row![k];
+    if (cell !== null && cell !== undefined && cell !== '') return cell;
+  }
+  return null;
+}
+
+/**
+ * The kind a block label above the header names: a label is a few words (`Budget`, `Actual YTD`,
+ * `Full-year plan`); a sentence above the table (a PDF's prose, a note) names none, whatever words it uses.
+ */
+function blockKind(label: string): Kind | undefined {
+  return label.length <= 40 && label.split(/\s+/).length <= 4 ? kindOf(label) : undefined;
+}
+
+/** A row of labels under a period row: kinds (`Actual`, `Budget`), comparisons (`Var`, `%`), no figures. */
+function isLabelRow(row: GridCell[] | undefined): boolean {
+  if (!row) return false;
+  let labels = 0;
+  let words = 0;
+  for (let c = 1; c < row.length; c++) {
+    const cell = row[c];
+    if (cell === null || cell === undefined || cell === '') continue;
+    if (typeof cell !== 'string' || FIGURE_TEXT.test(cell.trim())) return false;
+    const word = Boolean(kindOf(cell) || NOT_FIGURES.test(cell) || COMPARING.test(cell));
+    if (word || periodOf(cell)) labels++;
+    if (word) words++;
+  }
+  return labels >= 2 && words >= 1;
+}
+
+/** Point dates (date cells, `31 Mar 2026`) three or twelve months apart are quarter or year ends. */
+function cadenceOfPoints(columns: Map<number, Column>): void {
+  const points = [...columns.values()].filter((c) => c.period.point);
+  const ends = [...new Set(points.map((c) => c.period.end))].sort();
+  if (ends.length < 2) return;
+  const months = ends.map((e) => Number(e.slice(0, 4)) * 12 + Number(e.slice(5, 7)));
+  const gaps = new Set(months.slice(1).map((m, i) => m - months[i]!));
+  const cadence =
+    gaps.size === 1 && gaps.has(3) ? 'quarter' : gaps.size === 1 && gaps.has(12) ? 'year' : undefined;
+  if (cadence) for (const c of points) c.period = { end: c.period.end, cadence };
+}
+
+/** The month ends a period spans. */
+function monthsOf(period: Period): string[] {
+  const span = period.cadence === 'year' ? 12 : period.cadence === 'quarter' ? 3 : 1;
+  const [y, m] = period.end.split('-').map(Number);
+  return Array.from({ length: span }, (_, i) => monthEnd(y!, m! - i));
+}
+
+/** A quarter or year whose every month finer columns of the same kind show is their total: not read. */
+function dropTotals(columns: Map<number, Column>): void {
+  const shown = { month: new Set<string>(), quarter: new Set<string>() };
+  for (const { period, kind } of columns.values())
+    if (period.cadence !== 'year')
+      for (const m of monthsOf(period)) shown[period.cadence].add(`${kind}|${m}`);
+  for (const [c, { period, kind }] of columns) {
+    const finer =
+      period.cadence === 'year'
+        ? [shown.month, shown.quarter]
+        : period.cadence === 'quarter'
+          ? [shown.month]
+          : [];
+    if (finer.some((set) => monthsOf(period).every((m) => set.has(`${kind}|${m}`)))) columns.delete(c);
+  }
+}
+
+/** Years given as numbers count only as a run (2023, 2024, 2025): a row of figures can hold 2000 twice. */
+function plausible(row: GridCell[], columns: Map<number, Column>): boolean {
+  const label = text(row[0]);
+  if (label && synonymOf(label)) return false;
+  const years = [...columns.keys()].filter((c) => typeof row[c] === 'number').map((c) => row[c] as number);
+  if (years.length === 0) return true;
+  const steps = years.slice(1).map((y, i) => Math.abs(y - years[i]!));
+  return steps.every((s) => s === 1);
+}
+
+/** Text that is a figure (`(1,234)`, `12.5%`), not a period, unless it is a year (`2025`). */
+const FIGURE_TEXT = /^[(\-−]?\s*[$€£]?\s*[\d,.]+\s*%?\s*\)?$/;
+
+/** Whether a cell could name a period: a date, a year, text with a digit that is not a figure. */
+function mayBePeriod(cell: GridCell | undefined): boolean {
+  if (cell === null || cell === undefined) return false;
+  if (typeof cell === 'object') return true;
+  if (typeof cell === 'number') return Number.isInteger(cell) && cell >= 1990 && cell <= 2100;
+  return /\d/.test(cell) && (!FIGURE_TEXT.test(cell.trim()) || /^(19|20)\d\d$/.test(cell.trim()));
+}
+
+/** Whether a row could head a table: two cells that could name periods, or one over a row of kinds. */
+function mayHoldPeriods(rows: Dense, r: number): boolean {
+  let candidates = 0;
+  const row = rows[r]!;
+  for (let c = 1; c < row.length && candidates < 2; c++) if (mayBePeriod(row[c])) candidates++;
+  return candidates >= 2 || (candidates === 1 && isLabelRow(rows[r + 1]));
+}
+
+/**
+ * Periods of one kind and cadence run one way, oldest first or newest first, with at most one turn (a
+ * prior-year column after the year's quarters); a row that jumps back and forth is no header.
+ */
+function ordered(columns: Map<number, Column>): boolean {
+  const runs = new Map<string, string[]>();
+  for (const [, { period, kind }] of [...columns].sort(([a], [b]) => a - b)) {
+    const key = `${kind}|${period.cadence}`;
+    runs.set(key, [...(runs.get(key) ?? []), period.end]);
+  }
+  return [...runs.values()].every((ends) => {
+    const steps = ends.slice(1).map((e, i) => Math.sign(e.localeCompare(ends[i]!)));
+    if (steps.includes(0)) return false;
+    return steps.filter((d, i) => i > 0 && d !== steps[i - 1]).length <= 1;
+  });
+}
+
+/** The header whose period row is `r`, with a row of kinds under it when there is one; undefined when none. */
+export function headerAt(rows: Dense, r: number, fyEndMonth: number): Header | undefined {
+  const row = rows[r]!;
+  if (!mayHoldPeriods(rows, r)) return undefined;
+  const under = isLabelRow(rows[r + 1]) ? rows[r + 1] : undefined;
+  const columns = new Map<number, Column>();
+  const seen = new Set<string>();
+  const width = Math.max(row.length, under?.length ?? 0);
+  for (let c = 1; c < width; c++) {
+    const own = [text(row[c]), text(under?.[c])].filter(Boolean);
+    // Under a row of kinds, a period heads the columns to its right (a merged cell) until the next heading.
+    const group = under && text(under[c]) ? carried(row, c) : row[c];
+    const period =
+      periodOf(under?.[c] ?? null, fyEndMonth) ??
+      periodOf(row[c] ?? null, fyEndMonth) ??
+      (under && text(under[c]) ? periodOf(group, fyEndMonth) : undefined);
+    if (!period) continue;
+    const above = [r - 1, r - 2, r - 3].filter((k) => k >= 0).map((k) => text(carried(rows[k], c)));
+    if (own.some((t) => NOT_FIGURES.test(t) || COMPARING.test(t))) continue;
+    if ([text(group), ...above].some((t) => t && NOT_FIGURES.test(t) && !periodOf(t, fyEndMonth))) continue;
+    const kind =
+      own.map((t) => kindOf(t)).find(Boolean) ??
+      above.map((t) => (t ? blockKind(t) : undefined)).find(Boolean) ??
+      (typeof group === 'string' ? blockKind(group) : undefined) ??
+      'actual';
+    const key = `${period.end}|${period.cadence}|${kind}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    columns.set(c, { period, kind });
+  }
+  if (columns.size < 2 || !plausible(row, columns) || !ordered(columns)) return undefined;
+  cadenceOfPoints(columns);
+  dropTotals(columns);
+  return columns.size >= 1 ? { row: r, end: under ? r + 1 : r, columns } : undefined;
+}
+
+/**
+ * The tables of a sheet, top to bottom: each header with the rows under it until the next header. Of
+ * rows that could head the same table, the one with the most period columns does.
+ */
+export function findHeaders(rows: Dense, fyEndMonth: number): Header[] {
+  const headers: Header[] = [];
+  for (let r = 0; r < rows.length; r++) {
+    const header = headerAt(rows, r, fyEndMonth);
+    if (!header) continue;
+    const last = headers[headers.length - 1];
+    // A header straight under another (periods, then the same periods spelled again) is one header.
+    if (last && r <= last.end + 1) {
+      if (header.columns.size > last.columns.size) headers[headers.length - 1] = header;
+      continue;
+    }
+    headers.push(header);
+  }
+  return headers;
+}

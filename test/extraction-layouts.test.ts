@@ -1,0 +1,237 @@
+import { expect } from 'chai';
+import { extractText } from '../parsing/extract.ts';
+import { periodOf } from '../services/extraction/periods.ts';
+import { type ExtractionContext, extractFigures, type Proposal } from '../services/extraction/tables.ts';
+import { type WriteCell, writeCsv, writeXlsx } from './helpers/workbooks.ts';
+
+// Layouts of real management packs, each read the way an analyst would read it.
+
+const CONTEXT: ExtractionContext = {
+  fyEndMonth: 12,
+  currency: null,
+  customMetrics: [],
+  remembered: new Map(),
+  today: '2026-11-29',
+};
+
+async function read(
+  rows: WriteCell[][],
+  options: Partial<ExtractionContext> & { csv?: boolean; name?: string } = {},
+) {
+  const sheet = { name: options.name ?? 'P&L', rows };
+  const outcome = await extractText(
+    options.csv
+      ? { content: writeCsv(sheet), content_type: 'text/csv', filename: 'pack.csv' }
+      : {
+          content: writeXlsx([sheet]),
+          content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          filename: 'pack.xlsx',
+        },
+  );
+  if (outcome.state !== 'completed') throw new Error(outcome.state);
+  return extractFigures(outcome.grids ?? [], { ...CONTEXT, ...options });
+}
+
+/** Proposals as `category date cadence kind value @cell`, sorted. */
+const shown = (proposals: Proposal[]) =>
+  proposals
+    .map(
+      (p) =>
+        `${'category' in p.target ? p.target.category : '#'} ${p.date} ${p.cadence} ${p.kind} ${p.value} @${p.cell}`,
+    )
+    .sort();
+
+describe('reading the layouts of management packs', () => {
+  it('reads a month over Actual | Budget | Variance, a prior-year month, and leaves year to date and variances out', async () => {
+    const { proposals } = await read([
+      ['Fenwick Foods — profit and loss'],
+      ["£'000"],
+      ['', 'January 2026', '', '', '', '', 'Prior year', '', 'Year to date (7 months)'],
+      [
+        '',
+        'Actual',
+        'Budget',
+        'Variance',
+        'Var %',
+        '',
+        'Jan-25',
+        '',
+        'Actual',
+        'Budget',
+        'Variance',
+        '',
+        'Comments',
+      ],
+      ['Turnover', 1563, 1590, -27, -0.017, null, 1344, null, 10323, 10509, -186, null, 'Behind plan'],
+    ]);
+    expect(shown(proposals)).to.deep.equal([
+      'revenue 2025-01-31 month actual 1344000 @G5',
+      'revenue 2026-01-31 month actual 1563000 @B5',
+      'revenue 2026-01-31 month budget 1590000 @C5',
+    ]);
+  });
+
+  it('reads tables stacked on one sheet each under its own header', async () => {
+    const { proposals } = await read([
+      ['Quillfeather — summary'],
+      ['', 'Jan-26', 'Feb-26'],
+      ['Sales', 100, 110],
+      [],
+      ['', 'Q1 2026', 'Q2 2026'],
+      ['Closing cash', 900, 800],
+    ]);
+    expect(shown(proposals)).to.deep.equal([
+      'cash_in_bank 2026-03-31 quarter actual 900 @B6',
+      'cash_in_bank 2026-06-30 quarter actual 800 @C6',
+      'revenue 2026-01-31 month actual 100 @B3',
+      'revenue 2026-02-28 month actual 110 @C3',
+    ]);
+  });
+
+  it('dates a column by a day in its header, quarter ends three months apart as quarters, newest first too', async () => {
+    const months = await read(
+      [
+        ['', '31 Mar 2026', '28 Feb 2026'],
+        ['Total assets', 5, 4],
+      ],
+      { csv: true },
+    );
+    expect(shown(months.proposals)).to.deep.equal([
+      'assets 2026-02-28 month actual 4 @C2',
+      'assets 2026-03-31 month actual 5 @B2',
+    ]);
+    const quarters = await read([
+      ['', { date: '2025-09-30' }, { date: '2025-12-31' }],
+      ['Total assets', 7, 8],
+    ]);
+    expect(shown(quarters.proposals)).to.deep.equal([
+      'assets 2025-09-30 quarter actual 7 @B2',
+      'assets 2025-12-31 quarter actual 8 @C2',
+    ]);
+  });
+
+  it('leaves out a year whose quarters the header shows, and reads one it does not', async () => {
+    const { proposals } = await read(
+      [
+        ['', 'Q1 2025', 'Q2 2025', 'Q3 2025', 'Q4 2025', 'FY 2025', 'FY 2024'],
+        ['Revenue', 1, 2, 3, 4, 10, 8],
+      ],
+      {},
+    );
+    expect(shown(proposals).filter((p) => p.includes('year'))).to.deep.equal([
+      'revenue 2024-12-31 year actual 8 @G2',
+    ]);
+    expect(proposals).to.have.length(5);
+  });
+
+  it('reads a number as its format shows it: thousands under a £000 note, a year shown as 2024A or 2026F', async () => {
+    const { proposals } = await read([
+      ["All figures £'000"],
+      ['', { n: 2024, format: 'A' }, { n: 2025, format: 'A' }, { n: 2026, format: 'F' }],
+      ['Revenue', { n: 1_563_000, format: 'thousands' }, { n: 1_700_000, format: 'thousands' }, 2_000_000],
+    ]);
+    expect(shown(proposals)).to.deep.equal([
+      'revenue 2024-12-31 year actual 1563000 @B3',
+      'revenue 2025-12-31 year actual 1700000 @C3',
+    ]);
+  });
+
+  it('proposes no actual for a period that has not ended', async () => {
+    const { proposals, unmapped } = await read([
+      ['', 'Oct-26', 'Nov-26', 'Dec-26'],
+      ['Revenue', 1, 2, 3],
+      ['Consulting', 4, 5, 6],
+    ]);
+    expect(shown(proposals)).to.deep.equal(['revenue 2026-10-31 month actual 1 @B2']);
+    expect(unmapped[0]!.figures.map((f) => f.cell)).to.deep.equal(['B3']);
+  });
+
+  it('takes the total over the line it repeats, and a line alone when there is no total', async () => {
+    const { proposals } = await read([
+      ['', 'Jan-26', 'Feb-26'],
+      ['Trading income'],
+      ['Sales', 60, 62],
+      ['Total trading income', 80, 81],
+      ['Cost of goods sold', 20, 21],
+    ]);
+    expect(shown(proposals)).to.deep.equal([
+      'cost_of_goods_sold 2026-01-31 month actual 20 @B5',
+      'cost_of_goods_sold 2026-02-28 month actual 21 @C5',
+      'revenue 2026-01-31 month actual 80 @B4',
+      'revenue 2026-02-28 month actual 81 @C4',
+    ]);
+  });
+
+  it('does not take a row of figures that look like years for a header', async () => {
+    const { proposals } = await read([
+      ['', 'Jan-26', 'Feb-26', 'Mar-26'],
+      ['Revenue', 100, 200, 300],
+      ['Insurance', 2000, 2000, 2000],
+      ['EBITDA', 10, 20, 30],
+    ]);
+    expect(
+      proposals.filter((p) => 'category' in p.target && p.target.category === 'ebitda').map((p) => p.date),
+    ).to.deep.equal(['2026-01-31', '2026-02-28', '2026-03-31']);
+  });
+
+  it('scales by the units a table or a row names, and reads the currency a code names', async () => {
+    const teur = await read([['in TEUR'], ['', 'Q1 2025', 'Q2 2025'], ['Revenue', 2.5, 3]]);
+    expect(shown(teur.proposals)).to.deep.equal([
+      'revenue 2025-03-31 quarter actual 2500 @B3',
+      'revenue 2025-06-30 quarter actual 3000 @C3',
+    ]);
+    expect(teur.proposals[0]!.currency).to.equal('EUR');
+    const dutch = await read([
+      ['x EUR 1.000'],
+      ['', 'Q1 2025', 'Q2 2025'],
+      ['Net sales', 2, 3],
+      ['ARR ($m)', 1.5, 2],
+    ]);
+    expect(shown(dutch.proposals)).to.include.members([
+      'revenue 2025-03-31 quarter actual 2000 @B3',
+      'arr 2025-03-31 quarter actual 1500000 @B4',
+    ]);
+    const footnote = await read([
+      ['', '2022A', '2023A'],
+      ['Revenue', 50, 60],
+      [],
+      ['All figures in AED thousands'],
+    ]);
+    expect(shown(footnote.proposals)).to.deep.equal([
+      'revenue 2022-12-31 year actual 50000 @B2',
+      'revenue 2023-12-31 year actual 60000 @C2',
+    ]);
+    expect(footnote.proposals[0]!.currency).to.equal('AED');
+  });
+
+  it('reads a margin in percent as a fraction, a gross margin of amounts as gross profit, and owed amounts as positive', async () => {
+    const { proposals } = await read([
+      ['', 'Jan-26', 'Feb-26'],
+      ['Gross margin', 810, 860],
+      ['Gross margin %', 43.1, 44],
+      ['Creditors: amounts falling due within one year', -1918, -2046],
+    ]);
+    expect(shown(proposals)).to.deep.equal([
+      'current_liabilities 2026-01-31 month actual 1918 @B4',
+      'current_liabilities 2026-02-28 month actual 2046 @C4',
+      'gross_margin 2026-01-31 month actual 0.431 @B3',
+      'gross_margin 2026-02-28 month actual 0.44 @C3',
+      'gross_profit 2026-01-31 month actual 810 @B2',
+      'gross_profit 2026-02-28 month actual 860 @C2',
+    ]);
+  });
+
+  it('reads periods in other spellings and languages', () => {
+    expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
+    expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });
+    expect(periodOf('Marketing 26')).to.equal(undefined);
+    expect(periodOf('31-Jan-26')).to.deep.equal({ end: '2026-01-31', cadence: 'month', point: true });
+    expect(periodOf('March 31, 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month', point: true });
+    expect(periodOf('08/31/2025')).to.deep.equal({ end: '2025-08-31', cadence: 'month', point: true });
+    expect(periodOf('03/04/2026')).to.equal(undefined);
+    expect(periodOf('Q1/25')).to.deep.equal({ end: '2025-03-31', cadence: 'quarter' });
+    expect(periodOf('1Q26')).to.deep.equal({ end: '2026-03-31', cadence: 'quarter' });
+    expect(periodOf('FY17-18', 3)).to.deep.equal({ end: '2018-03-31', cadence: 'year' });
+    expect(periodOf('2026B')).to.deep.equal({ end: '2026-12-31', cadence: 'year' });
+  });
+});
