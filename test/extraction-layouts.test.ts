@@ -221,6 +221,67 @@ describe('reading the layouts of management packs', () => {
     ]);
   });
 
+  it('reads a statement of one period named in its title, lines and totals in columns side by side', async () => {
+    const income = await read(
+      [
+        ['K-Wood Kitchens'],
+        ['Income Statement 08/01/2025 to 08/31/2025'],
+        [],
+        ['REVENUE'],
+        ['Revenue from Sales', 157780],
+        ['Revenue from Services', 900],
+        ['TOTAL REVENUE', null, 158680],
+        ['Rent', 1200],
+        ['Wages', 3000],
+        ['TOTAL OPERATING EXPENSES', null, 4200],
+        ['NET INCOME', null, 154480],
+      ],
+      { csv: true },
+    );
+    expect(shown(income.proposals)).to.deep.equal([
+      'net_income 2025-08-31 month actual 154480 @C11',
+      'revenue 2025-08-31 month actual 158680 @C7',
+      'total_operating_expenses 2025-08-31 month actual 4200 @C10',
+    ]);
+    const year = await read([
+      ['For the year ended 31st Dec 2024'],
+      ['', 'RM'],
+      ['Sales', 100],
+      ['Gross profit', 40],
+      ['Net profit', 10],
+    ]);
+    expect(shown(year.proposals)).to.deep.equal([
+      'gross_profit 2024-12-31 year actual 40 @B4',
+      'net_profit 2024-12-31 year actual 10 @B5',
+      'revenue 2024-12-31 year actual 100 @B3',
+    ]);
+    const centres = await read([
+      ['Profit and Loss', 'From 01 Jan 2025 To 31 Dec 2025'],
+      ['', 'Total', 'Sales team', 'Ops team'],
+      ['Revenue', 10, 4, 6],
+      ['Cost of sales', 5, 2, 3],
+      ['Gross profit', 5, 2, 3],
+    ]);
+    expect(centres.proposals, 'columns of cost centres are no periods').to.be.empty;
+  });
+
+  it('leaves a balance on a cash-flow statement unmapped: its line is the movement', async () => {
+    const { proposals, unmapped } = await read([
+      ['Statement of cash flows'],
+      ['', 'Jan-26', 'Feb-26'],
+      ['Net income', 10, 12],
+      ['Accounts receivable', -5, 3],
+      ['Cash at end of period', 100, 110],
+    ]);
+    expect(shown(proposals).map((p) => p.split(' ')[0])).to.have.members([
+      'net_income',
+      'net_income',
+      'cash_in_bank',
+      'cash_in_bank',
+    ]);
+    expect(unmapped.map((u) => u.label)).to.deep.equal(['Accounts receivable']);
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

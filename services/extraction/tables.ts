@@ -2,6 +2,7 @@ import type { GridCell, SheetGrid } from '../../parsing/grid.ts';
 import { findHeaders, type Header } from './header.ts';
 import { type Kind, kindOf, type Period } from './periods.ts';
 import { COST_CATEGORIES, isBareTotal, normalizeLabel, synonymOf, UNSCALED_CATEGORIES } from './synonyms.ts';
+import { titledHeader } from './titled.ts';
 import { type Notes, notesOf } from './units.ts';
 
 /** What a row label maps to: a standard category or a custom metric. */
@@ -149,6 +150,8 @@ interface SheetInput {
   rows: Dense;
   /** Reference of the cell at (row, column) of `rows`, which may be transposed. */
   ref(row: number, column: number): string;
+  /** Whether `rows` are the sheet's own, not transposed: a statement of one period is read only so. */
+  across?: boolean;
 }
 
 /** The figures of an unmapped row ([column, value]), forecasts left out as they are for mapped rows. */
@@ -200,9 +203,35 @@ function rowMultiplier(label: string, table: number): number {
   return /\((?:[$€£]|usd|eur|gbp|#|no\.?)\)/i.test(label) ? 1 : table;
 }
 
+/** Balance-sheet lines other than cash. */
+const BALANCES: ReadonlySet<string> = new Set([
+  'accounts_payable',
+  'accounts_receivable',
+  'assets',
+  'current_assets',
+  'current_liabilities',
+  'equity',
+  'liabilities',
+  'long_term_liabilities',
+  'net_assets',
+  'non_current_assets',
+  'other_non_current_assets',
+  'property_plants_and_equipment',
+  'short_term_investments',
+]);
+
+/** On a cash-flow statement a balance's label names its movement (`Accounts receivable`: their change): unmapped. */
+function flowsOnly<T extends { target: Target }>(mapped: T | undefined, cashFlow: boolean): T | undefined {
+  return mapped && cashFlow && 'category' in mapped.target && BALANCES.has(mapped.target.category)
+    ? undefined
+    : mapped;
+}
+
 /** The proposals and unmapped rows of one sheet (or its transpose), or undefined when it holds no table. */
 function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | undefined {
   const headers = findHeaders(sheet.rows, context.fyEndMonth);
+  const titled = headers.length === 0 && sheet.across ? titledHeader(sheet.rows) : undefined;
+  if (titled) headers.push(titled);
   if (headers.length === 0) return undefined;
   const sheetNotes = withFootnotes(
     notesOf([sheet.name, ...textsOf(sheet.rows.slice(0, headers[0]!.end + 1))]),
@@ -213,6 +242,9 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
     (/\b(projections?|projected|dcf|valuation|assumptions?)\b/i.test(sheet.name.replace(/[_-]/g, ' '))
       ? 'forecast'
       : undefined);
+  const cashFlow = [sheet.name, ...textsOf(sheet.rows.slice(0, headers[0]!.row + 1))].some((t) =>
+    /\bcash ?flows?\b/i.test(t),
+  );
   const result: Extraction = { proposals: [], unmapped: [] };
   const seen = new Map<string, Proposal>();
   headers.forEach((header, i) => {
@@ -223,7 +255,13 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
       currency: local.currency ?? sheetNotes.currency,
     };
     const until = headers[i + 1]?.row ?? sheet.rows.length;
-    readRows(sheet, header, { from: header.end + 1, until, notes, sheetKind, seen }, context, result);
+    readRows(
+      sheet,
+      header,
+      { from: header.end + 1, until, notes, sheetKind, seen, cashFlow },
+      context,
+      result,
+    );
   });
   return result;
 }
@@ -233,6 +271,8 @@ interface Section {
   until: number;
   notes: { multiplier: number; currency: string | undefined };
   sheetKind: Kind | undefined;
+  /** A cash-flow statement: its lines are movements, so a balance (receivables, payables) is none of them. */
+  cashFlow: boolean;
   /** Points proposed already on this sheet: the same figure twice (a line and its total) is kept once. */
   seen: Map<string, Proposal>;
 }
@@ -259,7 +299,7 @@ function readRows(
     }
     if (figures.length === 0 || isBareTotal(label)) continue;
     const multiplier = rowMultiplier(label, at.notes.multiplier);
-    const mapped = targetOf(label, figures, context);
+    const mapped = flowsOnly(targetOf(label, figures, context), at.cashFlow);
     if (!mapped) {
       const own = unmappedFigures(sheet, header, figures, {
         r,
@@ -308,7 +348,10 @@ export function extractFigures(grids: readonly SheetGrid[], context: ExtractionC
   const all: Extraction = { proposals: [], unmapped: [] };
   for (const grid of grids) {
     const rows = dense(grid);
-    const across = readTable({ name: grid.name, rows, ref: (r, c) => `${columnName(c)}${r + 1}` }, context);
+    const across = readTable(
+      { name: grid.name, rows, ref: (r, c) => `${columnName(c)}${r + 1}`, across: true },
+      context,
+    );
     const down =
       across && across.proposals.length > 0
         ? undefined
