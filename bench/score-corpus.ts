@@ -90,13 +90,16 @@ export async function scoreFile(dir: string, file: string): Promise<FileScore> {
     rightActuals: actuals.filter((p) => inKey(p, categoryOf(p))).length,
     missed: points.filter((p) => !proposedRight(p)).map((p) => key(p, p.category)),
     wrong: actuals.filter((p) => !inKey(p, categoryOf(p))).map(shown),
+    // A budget figure proposed as an actual: not the period's actual (which may equal its budget) but its budget.
     budgetAsActual: actuals
-      .filter((p) =>
-        budgets.some(
-          (b) =>
-            slot(b, b.category) === slot({ ...p, kind: 'budget' }, categoryOf(p)) &&
-            close(Number(b.value), Number(p.value)),
-        ),
+      .filter(
+        (p) =>
+          !inKey(p, categoryOf(p)) &&
+          budgets.some(
+            (b) =>
+              slot(b, b.category) === slot({ ...p, kind: 'budget' }, categoryOf(p)) &&
+              close(Number(b.value), Number(p.value)),
+          ),
       )
       .map(shown),
     unmappedProposed: proposals.filter((p) => unmappedRows.has(`${p.sheet}|${p.row_label}`)).map(shown),
