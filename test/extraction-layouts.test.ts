@@ -282,6 +282,51 @@ describe('reading the layouts of management packs', () => {
     expect(unmapped.map((u) => u.label)).to.deep.equal(['Accounts receivable']);
   });
 
+  it('leaves the year so far on a balance sheet unmapped, and reads a plan running years ahead as no actuals', async () => {
+    const balance = await read([
+      ['Balance Sheet', 'As of March 31, 2026'],
+      ['', 'Jan-26', 'Feb-26'],
+      ['Total assets', 10, 11],
+      ['Net Income', -5, -6],
+    ]);
+    expect(shown(balance.proposals).map((p) => p.split(' ')[0])).to.deep.equal(['assets', 'assets']);
+    const plan = await read([
+      ['Five-year model'],
+      ['', 2025, 2026, 2027, 2028, 2029],
+      ['Revenue', 1, 2, 3, 4, 5],
+    ]);
+    expect(plan.proposals, 'unlabelled years of a plan running to 2029').to.be.empty;
+    const labelled = await read([
+      ['', '2025A', '2026F', '2027F', '2028F'],
+      ['Revenue', 1, 2, 3, 4],
+    ]);
+    expect(shown(labelled.proposals)).to.deep.equal(['revenue 2025-12-31 year actual 1 @B2']);
+  });
+
+  it('takes Net other income over Total other income, and gives a ratio or a count no currency', async () => {
+    const { proposals } = await read([
+      ['USD'],
+      ['', 'Jan-26', 'Feb-26'],
+      ['Total Other Income', 5, 6],
+      ['Total Other Expenses', 7, 8],
+      ['Net Other Income', -2, -2],
+      ['Gross margin %', 0.4, 0.5],
+      ['Headcount', 10, 11],
+    ]);
+    expect(shown(proposals).filter((p) => p.startsWith('net_other_income'))).to.deep.equal([
+      'net_other_income 2026-01-31 month actual -2 @B5',
+      'net_other_income 2026-02-28 month actual -2 @C5',
+    ]);
+    const currencies = new Map(
+      proposals.map((p) => ['category' in p.target ? p.target.category : '', p.currency]),
+    );
+    expect(Object.fromEntries(currencies)).to.deep.equal({
+      net_other_income: 'USD',
+      gross_margin: null,
+      headcount: null,
+    });
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

@@ -37,11 +37,11 @@ describe('extraction of figures from management accounts', () => {
     expect(score.precision).to.be.at.least(0.99);
   });
 
-  it('holds on the packs kept aside while it was improved (us): recall ≥ 92 %, precision ≥ 99 %', async () => {
+  it('meets the targets on the packs kept aside while it was first improved (us): recall ≥ 95 %, precision ≥ 99 %', async () => {
     const score = await scoreCorpus(join(import.meta.dirname, 'fixtures', 'packs', 'us'));
     console.log(scoreLines(score).join('\n'));
     for (const file of score.files) expect(file.budgetAsActual, file.file).to.be.empty;
-    expect(score.recall).to.be.at.least(0.92);
+    expect(score.recall).to.be.at.least(0.95);
     expect(score.precision).to.be.at.least(0.99);
   });
 

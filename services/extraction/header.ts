@@ -8,6 +8,8 @@ type Dense = GridCell[][];
 export interface Column {
   period: Period;
   kind: Kind;
+  /** Whether the header says the kind (`Actual`, `2026B`, a `Budget` block); else it is actual unless the sheet's name says otherwise. */
+  stated: boolean;
 }
 
 /** The header of a table: its period columns, and the rows it spans (a period row, a row of kinds under it). */
@@ -164,15 +166,15 @@ export function headerAt(rows: Dense, r: number, fyEndMonth: number): Header | u
     const above = [r - 1, r - 2, r - 3].filter((k) => k >= 0).map((k) => text(carried(rows[k], c)));
     if (own.some((t) => NOT_FIGURES.test(t) || COMPARING.test(t))) continue;
     if ([text(group), ...above].some((t) => t && NOT_FIGURES.test(t) && !periodOf(t, fyEndMonth))) continue;
-    const kind =
+    const stated =
       own.map((t) => kindOf(t)).find(Boolean) ??
       above.map((t) => (t ? blockKind(t) : undefined)).find(Boolean) ??
-      (typeof group === 'string' ? blockKind(group) : undefined) ??
-      'actual';
+      (typeof group === 'string' ? blockKind(group) : undefined);
+    const kind = stated ?? 'actual';
     const key = `${period.end}|${period.cadence}|${kind}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    columns.set(c, { period, kind });
+    columns.set(c, { period, kind, stated: stated !== undefined });
   }
   if (columns.size < 2 || !plausible(row, columns) || !ordered(columns)) return undefined;
   cadenceOfPoints(columns);

@@ -47,7 +47,7 @@ const TABLE: Record<string, readonly string[]> = {
     'gross profit',
     'gross margin value',
     'total gross profit',
-    'gross income',
+
     'gross profit loss',
     'gp',
   ],
@@ -168,6 +168,7 @@ const TABLE: Record<string, readonly string[]> = {
   accounts_receivable: [
     'accounts receivable',
     'total accounts receivable',
+    'account receivable',
     'trade debtors',
     'debtors',
     'trade receivables',
@@ -199,7 +200,6 @@ const TABLE: Record<string, readonly string[]> = {
     'total non current liabilities',
     'creditors amounts falling due after more than one year',
     'creditors due after more than one year',
-    'long term debt',
   ],
   non_current_assets: [
     'non current assets',
@@ -215,8 +215,8 @@ const TABLE: Record<string, readonly string[]> = {
     'ppe',
     'ppande',
   ],
-  assets: ['total assets'],
-  liabilities: ['total liabilities'],
+  assets: ['total assets', 'total asset'],
+  liabilities: ['total liabilities', 'total liability'],
   equity: [
     'equity',
     'total equity',
@@ -240,7 +240,6 @@ const TABLE: Record<string, readonly string[]> = {
     'employees',
     'total employees',
     'number of employees',
-    'staff',
     'head count',
     'number of ftes',
     'team size',
@@ -331,6 +330,9 @@ const TABLE: Record<string, readonly string[]> = {
     'net change in cash and cash equivalents',
     'net cash increase for period',
     'net cash movement',
+    'increase in cash and cash equivalents',
+    'increase decrease in cash and cash equivalents',
+    'decrease in cash and cash equivalents',
     'net movement in cash',
     'movement in cash',
   ],
@@ -382,7 +384,11 @@ export function synonymOf(label: string): string | undefined {
   let bare = key.replace(/^(\d+|[a-z]|[ivx]+)\s+(?=[a-z])/, '');
   for (let i = 0; i < 3 && UNIT_WORDS.test(bare); i++) bare = bare.replace(UNIT_WORDS, '');
   bare = bare.replace(/^total for\s+/, 'total ').replace(/^less\s+/, '');
-  return BY_LABEL.get(bare) ?? BY_LABEL.get(bare.replace(/^total\s+/, '')) ?? undefined;
+  return (
+    BY_LABEL.get(bare) ??
+    BY_LABEL.get(bare.replace(/^total\s+/, '')) ??
+    BY_LABEL.get(bare.replace(/^net\s+/, ''))
+  );
 }
 
 /** Labels of rows that only add up others without naming what (`Total`, `Subtotal`). */

@@ -1,3 +1,4 @@
+import { isMonetary, STANDARD_CATEGORIES } from '../../core/categories.ts';
 import type { GridCell, SheetGrid } from '../../parsing/grid.ts';
 import { findHeaders, type Header } from './header.ts';
 import { type Kind, kindOf, type Period } from './periods.ts';
@@ -162,8 +163,8 @@ function unmappedFigures(
   at: { r: number; kind: Kind | undefined; multiplier: number; currency: string | null; today?: string },
 ): UnmappedFigure[] {
   return figures.flatMap(([c, figure]) => {
-    const { period, kind: columnKind } = header.columns.get(c)!;
-    const kind = at.kind ?? columnKind;
+    const { period, kind: columnKind, stated } = header.columns.get(c)!;
+    const kind = stated ? columnKind : (at.kind ?? columnKind);
     if (kind === 'forecast' || (kind === 'actual' && at.today && period.end > at.today)) return [];
     const value = String(Number((figure * at.multiplier).toFixed(6)));
     return [
@@ -220,12 +221,39 @@ const BALANCES: ReadonlySet<string> = new Set([
   'short_term_investments',
 ]);
 
-/** On a cash-flow statement a balance's label names its movement (`Accounts receivable`: their change): unmapped. */
-function flowsOnly<T extends { target: Target }>(mapped: T | undefined, cashFlow: boolean): T | undefined {
-  return mapped && cashFlow && 'category' in mapped.target && BALANCES.has(mapped.target.category)
-    ? undefined
-    : mapped;
+const FLOWS: ReadonlySet<string> = new Set(
+  STANDARD_CATEGORIES.filter((c) => !c.pointInTime).map((c) => c.name),
+);
+const MONETARY: ReadonlySet<string> = new Set(
+  STANDARD_CATEGORIES.filter((c) => isMonetary(c.kind)).map((c) => c.name),
+);
+
+type Statement = 'cash-flow' | 'balance-sheet' | undefined;
+
+/** The statement a sheet is, by its name or title: on it some labels name something else. */
+function statementOf(texts: readonly string[]): Statement {
+  if (texts.some((t) => /\bcash ?flows?\b/i.test(t))) return 'cash-flow';
+  if (texts.some((t) => /\b(balance sheet|statement of financial position|bilanz|balans)\b/i.test(t)))
+    return 'balance-sheet';
+  return undefined;
 }
+
+/**
+ * On a cash-flow statement a balance's label names its movement (`Accounts receivable`: their change);
+ * on a balance sheet a flow's label names the year so far inside equity (`Net income`): both unmapped.
+ */
+function fitting<T extends { target: Target }>(mapped: T | undefined, statement: Statement): T | undefined {
+  if (!mapped || !('category' in mapped.target)) return mapped;
+  const { category } = mapped.target;
+  if (statement === 'cash-flow' && BALANCES.has(category)) return undefined;
+  if (statement === 'balance-sheet' && FLOWS.has(category)) return undefined;
+  return mapped;
+}
+
+const monthsAfter = (end: string, today: string) =>
+  (Number(end.slice(0, 4)) - Number(today.slice(0, 4))) * 12 +
+  Number(end.slice(5, 7)) -
+  Number(today.slice(5, 7));
 
 /** The proposals and unmapped rows of one sheet (or its transpose), or undefined when it holds no table. */
 function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | undefined {
@@ -242,9 +270,7 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
     (/\b(projections?|projected|dcf|valuation|assumptions?)\b/i.test(sheet.name.replace(/[_-]/g, ' '))
       ? 'forecast'
       : undefined);
-  const cashFlow = [sheet.name, ...textsOf(sheet.rows.slice(0, headers[0]!.row + 1))].some((t) =>
-    /\bcash ?flows?\b/i.test(t),
-  );
+  const statement = statementOf([sheet.name, ...textsOf(sheet.rows.slice(0, headers[0]!.row + 1))]);
   const result: Extraction = { proposals: [], unmapped: [] };
   const seen = new Map<string, Proposal>();
   headers.forEach((header, i) => {
@@ -255,10 +281,15 @@ function readTable(sheet: SheetInput, context: ExtractionContext): Extraction | 
       currency: local.currency ?? sheetNotes.currency,
     };
     const until = headers[i + 1]?.row ?? sheet.rows.length;
+    // A header running a year and more past today, with no column saying its kind, is a plan's: no actuals.
+    const { today } = context;
+    const plan =
+      today && [...header.columns.values()].some((c) => !c.stated && monthsAfter(c.period.end, today) >= 12);
+    const kind = sheetKind ?? (plan ? 'forecast' : undefined);
     readRows(
       sheet,
       header,
-      { from: header.end + 1, until, notes, sheetKind, seen, cashFlow },
+      { from: header.end + 1, until, notes, sheetKind: kind, seen, statement },
       context,
       result,
     );
@@ -271,8 +302,8 @@ interface Section {
   until: number;
   notes: { multiplier: number; currency: string | undefined };
   sheetKind: Kind | undefined;
-  /** A cash-flow statement: its lines are movements, so a balance (receivables, payables) is none of them. */
-  cashFlow: boolean;
+  /** The statement the sheet is, where it changes what a label names. */
+  statement: Statement;
   /** Points proposed already on this sheet: the same figure twice (a line and its total) is kept once. */
   seen: Map<string, Proposal>;
 }
@@ -299,12 +330,12 @@ function readRows(
     }
     if (figures.length === 0 || isBareTotal(label)) continue;
     const multiplier = rowMultiplier(label, at.notes.multiplier);
-    const mapped = flowsOnly(targetOf(label, figures, context), at.cashFlow);
+    const mapped = fitting(targetOf(label, figures, context), at.statement);
     if (!mapped) {
       const own = unmappedFigures(sheet, header, figures, {
         r,
         kind: at.sheetKind,
-        multiplier,
+        multiplier: /%/.test(label) ? 1 : multiplier,
         currency,
         today: context.today,
       });
@@ -314,13 +345,13 @@ function readRows(
     const target =
       'category' in mapped.target ? mapped.target.category : `#${mapped.target.custom_metric_id}`;
     for (const [c, value] of figures) {
-      const { period, kind: columnKind } = header.columns.get(c)!;
-      const kind = at.sheetKind ?? columnKind;
+      const { period, kind: columnKind, stated } = header.columns.get(c)!;
+      // A column's own kind (`2024A` on a sheet named `Plan`) outranks the sheet's name.
+      const kind = stated ? columnKind : (at.sheetKind ?? columnKind);
       if (kind === 'forecast' || (kind === 'actual' && context.today && period.end > context.today)) continue;
       const key = `${target}|${period.end}|${period.cadence}|${kind}`;
       const before = at.seen.get(key);
-      // A line and then its total (`Sales`, `Total trading income`): the total is the figure.
-      if (before && !(isTotal(label) && !isTotal(before.row_label))) continue;
+      if (before && rank(label) <= rank(before.row_label)) continue;
       const proposal: Proposal = {
         sheet: sheet.name,
         row: r + 1,
@@ -330,7 +361,8 @@ function readRows(
         date: period.end,
         cadence: period.cadence,
         value: scaled(value * mapped.factor, mapped.target, multiplier),
-        currency,
+        // Counts, months and ratios have no currency.
+        currency: 'category' in mapped.target && !MONETARY.has(mapped.target.category) ? null : currency,
         kind,
         confidence: mapped.confidence,
       };
@@ -341,7 +373,8 @@ function readRows(
   }
 }
 
-const isTotal = (label: string) => /^total\b/i.test(label.trim());
+/** Of rows that give the same point, `Net …` outranks `Total …`, which outranks a line (`Sales` under `Total trading income`). */
+const rank = (label: string) => (/^net\b/i.test(label.trim()) ? 2 : /^total\b/i.test(label.trim()) ? 1 : 0);
 
 /** Finds the table of each sheet (periods across, or down for a transposed one) and maps its rows. */
 export function extractFigures(grids: readonly SheetGrid[], context: ExtractionContext): Extraction {
