@@ -327,6 +327,21 @@ describe('reading the layouts of management packs', () => {
     });
   });
 
+  it('dates months named without a year by the one year the title names', async () => {
+    const { proposals } = await read([
+      ['Management accounts 2022'],
+      ['', 'Januari', 'Februari', 'Maret'],
+      ['Total income', 10, 11, 12],
+    ]);
+    expect(shown(proposals)).to.deep.equal([
+      'revenue 2022-01-31 month actual 10 @B3',
+      'revenue 2022-02-28 month actual 11 @C3',
+      'revenue 2022-03-31 month actual 12 @D3',
+    ]);
+    const twoYears = await read([['Plan 2022 and 2023'], ['', 'Jan', 'Feb', 'Mar'], ['Revenue', 1, 2, 3]]);
+    expect(twoYears.proposals, 'no year to choose').to.be.empty;
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });
@@ -339,5 +354,9 @@ describe('reading the layouts of management packs', () => {
     expect(periodOf('1Q26')).to.deep.equal({ end: '2026-03-31', cadence: 'quarter' });
     expect(periodOf('FY17-18', 3)).to.deep.equal({ end: '2018-03-31', cadence: 'year' });
     expect(periodOf('2026B')).to.deep.equal({ end: '2026-12-31', cadence: 'year' });
+    expect(periodOf('Comparison Amount (As of May 2025)')).to.deep.equal({
+      end: '2025-05-31',
+      cadence: 'month',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import type { GridCell } from '../../parsing/grid.ts';
-import { type Kind, kindOf, monthEnd, type Period, periodOf } from './periods.ts';
+import { type Kind, kindOf, monthEnd, monthNamed, type Period, periodOf } from './periods.ts';
 import { synonymOf } from './synonyms.ts';
 
 type Dense = GridCell[][];
@@ -146,10 +146,34 @@ function ordered(columns: Map<number, Column>): boolean {
   });
 }
 
+/**
+ * A row of month names with no year (`Jan … Dec`, `Januari … Desember`) in calendar order, under a title
+ * that names one year (`Budget 2022`): the months of that year. Any other row as it is.
+ */
+function withTitleYear(rows: Dense, r: number): GridCell[] {
+  const row = rows[r]!;
+  const months = row.map((cell, c) =>
+    c > 0 && typeof cell === 'string' && /^\p{L}+\.?$/u.test(cell.trim())
+      ? monthNamed(cell.trim().toLowerCase().replace('.', ''))
+      : 0,
+  );
+  const named = months.filter(Boolean);
+  if (named.length < 3 || named.some((m, i) => i > 0 && m <= named[i - 1]!)) return row;
+  const years = new Set(
+    rows
+      .slice(Math.max(0, r - 6), r)
+      .flat()
+      .flatMap((cell) => (typeof cell === 'string' ? (cell.match(/\b(19|20)\d\d\b/g) ?? []) : [])),
+  );
+  if (years.size !== 1) return row;
+  const [year] = years;
+  return row.map((cell, c) => (months[c] ? `${cell} ${year}` : cell));
+}
+
 /** The header whose period row is `r`, with a row of kinds under it when there is one; undefined when none. */
 export function headerAt(rows: Dense, r: number, fyEndMonth: number): Header | undefined {
-  const row = rows[r]!;
-  if (!mayHoldPeriods(rows, r)) return undefined;
+  const row = withTitleYear(rows, r);
+  if (row === rows[r] && !mayHoldPeriods(rows, r)) return undefined;
   const under = isLabelRow(rows[r + 1]) ? rows[r + 1] : undefined;
   const columns = new Map<number, Column>();
   const seen = new Set<string>();

@@ -46,7 +46,7 @@ const MONTH_NAMES: [string, number][] = [
 ];
 
 /** The month (1–12) a name spells: three letters or more of it (`Sept`, `März`, `Januari`), else 0. */
-function monthNamed(word: string): number {
+export function monthNamed(word: string): number {
   if (word.length < 3) return 0;
   let best: [string, number] | undefined;
   for (const [name, month] of MONTH_NAMES)
@@ -181,9 +181,11 @@ export function periodOf(cell: GridCell, fyEndMonth = 12): Period | undefined {
   if (cell.length > 80 || !hasDigit(cell)) return undefined;
   const text = bare(cell).toLowerCase();
   if (text.length > 40) return undefined;
-  return (
-    monthPeriod(text) ?? dayPeriod(text) ?? quarterPeriod(text, fyEndMonth) ?? yearPeriod(text, fyEndMonth)
-  );
+  const period =
+    monthPeriod(text) ?? dayPeriod(text) ?? quarterPeriod(text, fyEndMonth) ?? yearPeriod(text, fyEndMonth);
+  // A period in brackets after a word: `Amount (Jun 2025)`, `Comparison Amount (As of May 2025)`.
+  const inner = period ? undefined : /\(\s*(?:as (?:of|at) )?([^()]{3,30})\)\s*$/i.exec(cell)?.[1];
+  return period ?? (inner ? periodOf(inner, fyEndMonth) : undefined);
 }
 
 /** `2026-01`, `Jan-26`, `January 2026`, `Mär 2026`. */
