@@ -342,6 +342,33 @@ describe('reading the layouts of management packs', () => {
     expect(twoYears.proposals, 'no year to choose').to.be.empty;
   });
 
+  it('proposes what it inferred below high confidence, so a person looks before it is written', async () => {
+    const { proposals } = await read([
+      ['Income Statement 08/01/2025 to 08/31/2025'],
+      ['', 'Amount'],
+      ['Total revenue', 100],
+      ['3. Total for Cost of Sales', 40],
+      ['Gross profit', 60],
+    ]);
+    const confidence = Object.fromEntries(proposals.map((p) => [p.row_label, p.confidence]));
+    expect(confidence).to.deep.equal({
+      'Total revenue': 0.8,
+      '3. Total for Cost of Sales': 0.8,
+      'Gross profit': 0.8,
+    });
+    const across = await read([
+      ['', 'Jan-26', 'Feb-26'],
+      ['Revenue', 1, 2],
+      ['3. Total for Cost of Sales', 1, 1],
+      ['Gross margin', 50, 60],
+    ]);
+    expect(Object.fromEntries(across.proposals.map((p) => [p.row_label, p.confidence]))).to.deep.equal({
+      Revenue: 0.95,
+      '3. Total for Cost of Sales': 0.85,
+      'Gross margin': 0.85,
+    });
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

@@ -10,6 +10,8 @@ export interface Column {
   kind: Kind;
   /** Whether the header says the kind (`Actual`, `2026B`, a `Budget` block); else it is actual unless the sheet's name says otherwise. */
   stated: boolean;
+  /** Below 1 where the period was inferred (a year from the title): its figures then need a person's look. */
+  confidence?: number;
 }
 
 /** The header of a table: its period columns, and the rows it spans (a period row, a row of kinds under it). */
@@ -198,7 +200,12 @@ export function headerAt(rows: Dense, r: number, fyEndMonth: number): Header | u
     const key = `${period.end}|${period.cadence}|${kind}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    columns.set(c, { period, kind, stated: stated !== undefined });
+    columns.set(c, {
+      period,
+      kind,
+      stated: stated !== undefined,
+      ...(row !== rows[r] ? { confidence: 0.8 } : {}),
+    });
   }
   if (columns.size < 2 || !plausible(row, columns) || !ordered(columns)) return undefined;
   cadenceOfPoints(columns);

@@ -377,10 +377,10 @@ const UNIT_WORDS = /\s+(in\s+)?(teur|keur|eur|usd|gbp|chf|k|m|mm|mn|000|000s|tho
  * The standard category a label names in the synonym table, or undefined: as written, then without
  * a leading number (`3. Revenue`), `Total for` (`Total for Cost of Goods Sold`) and units after it (`ARR EUR k`).
  */
-export function synonymOf(label: string): string | undefined {
+export function synonymOf(label: string, options: { exact?: boolean } = {}): string | undefined {
   const key = normalizeLabel(label);
   const direct = BY_LABEL.get(key);
-  if (direct) return direct;
+  if (direct || options.exact) return direct;
   let bare = key.replace(/^(\d+|[a-z]|[ivx]+)\s+(?=[a-z])/, '');
   for (let i = 0; i < 3 && UNIT_WORDS.test(bare); i++) bare = bare.replace(UNIT_WORDS, '');
   bare = bare.replace(/^total for\s+/, 'total ').replace(/^less\s+/, '');

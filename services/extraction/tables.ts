@@ -127,15 +127,18 @@ function targetOf(
   if (custom) return { target: { custom_metric_id: custom.id }, confidence: 0.95, factor: 1 };
   const category = synonymOf(label);
   if (!category) return undefined;
+  // A label found only once words around it were set aside (`3. Total for Cost of Sales EUR k`) is a good guess, not a sure one.
+  const sure = synonymOf(label, { exact: true }) === category;
   if (RATIOS.has(category)) {
     const large = figures.filter(([, v]) => Math.abs(v) > 1.5).length > figures.length / 2;
-    if (!large) return { target: { category }, confidence: 0.95, factor: 1 };
-    if (/%|percent|pct/i.test(label)) return { target: { category }, confidence: 0.95, factor: 0.01 };
+    if (!large) return { target: { category }, confidence: sure ? 0.95 : 0.85, factor: 1 };
+    if (/%|percent|pct/i.test(label))
+      return { target: { category }, confidence: sure ? 0.95 : 0.85, factor: 0.01 };
     if (category === 'gross_margin')
-      return { target: { category: 'gross_profit' }, confidence: 0.95, factor: 1 };
+      return { target: { category: 'gross_profit' }, confidence: 0.85, factor: 1 };
     return undefined;
   }
-  return { target: { category }, confidence: 0.95, factor: 1 };
+  return { target: { category }, confidence: sure ? 0.95 : 0.85, factor: 1 };
 }
 
 function scaled(value: number, target: Target, multiplier: number): string {
@@ -364,7 +367,7 @@ function readRows(
         // Counts, months and ratios have no currency.
         currency: 'category' in mapped.target && !MONETARY.has(mapped.target.category) ? null : currency,
         kind,
-        confidence: mapped.confidence,
+        confidence: Math.min(mapped.confidence, header.columns.get(c)!.confidence ?? 1),
       };
       if (before) result.proposals[result.proposals.indexOf(before)] = proposal;
       else result.proposals.push(proposal);

@@ -114,6 +114,8 @@ export function titledHeader(rows: Dense): Header | undefined {
   return {
     row: firstFigure - 1,
     end: firstFigure - 1,
-    columns: new Map(columns.map((c) => [c, { period: period!, kind: 'actual' as const, stated: false }])),
+    columns: new Map(
+      columns.map((c) => [c, { period: period!, kind: 'actual' as const, stated: false, confidence: 0.8 }]),
+    ),
   };
 }
