@@ -33,13 +33,16 @@ const COMPARING = /\bvs\.?\b|\bv\b|\bb\/\(?w\)?|\bfav\b|\badv\b|\bof rev/i;
 
 const text = (cell: GridCell | undefined): string => (typeof cell === 'string' ? cell.trim() : '');
 
-/** The nearest non-empty cell at or left of column `c` of a row, with no other text between. */
-function carried(row: GridCell[] | undefined, c: number): GridCell {
-  for (let k = Math.min(c, (row?.length ?? 0) - 1); k >= 1; k--) {
-    const cell = row![k];
-    if (cell !== null && cell !== undefined && cell !== '') return cell;
+/** For each column of a row, the nearest non-empty cell at or left of it (from column 1): a merged heading's reach. */
+function carriedCells(row: GridCell[] | undefined, width: number): GridCell[] {
+  const out: GridCell[] = new Array(width).fill(null);
+  let last: GridCell = null;
+  for (let c = 1; c < width; c++) {
+    const cell = row?.[c];
+    if (cell !== null && cell !== undefined && cell !== '') last = cell;
+    out[c] = last;
   }
-  return null;
+  return out;
 }
 
 /**
@@ -172,30 +175,51 @@ function withTitleYear(rows: Dense, r: number): GridCell[] {
   return row.map((cell, c) => (months[c] ? `${cell} ${year}` : cell));
 }
 
-/** The header whose period row is `r`, with a row of kinds under it when there is one; undefined when none. */
-export function headerAt(rows: Dense, r: number, fyEndMonth: number): Header | undefined {
-  const row = withTitleYear(rows, r);
-  if (row === rows[r] && !mayHoldPeriods(rows, r)) return undefined;
+/**
+ * The header whose period row is `row` (row `r` of the sheet, or it with a title's year), with a row of
+ * kinds under it when there is one; undefined when none.
+ */
+function headerAt(rows: Dense, r: number, row: GridCell[], fyEndMonth: number): Header | undefined {
+  // Headings repeat across columns (a merged block's text, the same month in Actual and Budget): each text is read once.
+  const known = new Map<GridCell, Period | undefined>();
+  const periodIn = (cell: GridCell | undefined): Period | undefined => {
+    if (cell === null || cell === undefined || typeof cell === 'object')
+      return periodOf(cell ?? null, fyEndMonth);
+    if (!known.has(cell)) known.set(cell, periodOf(cell, fyEndMonth));
+    return known.get(cell);
+  };
+  const words = new Map<string, { excluded: boolean; block: Kind | undefined }>();
+  const wordsIn = (t: string) => {
+    let found = words.get(t);
+    if (!found) {
+      found = {
+        excluded: t !== '' && NOT_FIGURES.test(t) && !periodIn(t),
+        block: t ? blockKind(t) : undefined,
+      };
+      words.set(t, found);
+    }
+    return found;
+  };
   const under = isLabelRow(rows[r + 1]) ? rows[r + 1] : undefined;
   const columns = new Map<number, Column>();
   const seen = new Set<string>();
   const width = Math.max(row.length, under?.length ?? 0);
+  const groups = carriedCells(row, width);
+  const blocks = [r - 1, r - 2, r - 3].filter((k) => k >= 0).map((k) => carriedCells(rows[k], width));
   for (let c = 1; c < width; c++) {
     const own = [text(row[c]), text(under?.[c])].filter(Boolean);
     // Under a row of kinds, a period heads the columns to its right (a merged cell) until the next heading.
-    const group = under && text(under[c]) ? carried(row, c) : row[c];
+    const group = under && text(under[c]) ? groups[c]! : row[c];
     const period =
-      periodOf(under?.[c] ?? null, fyEndMonth) ??
-      periodOf(row[c] ?? null, fyEndMonth) ??
-      (under && text(under[c]) ? periodOf(group, fyEndMonth) : undefined);
+      periodIn(under?.[c]) ?? periodIn(row[c]) ?? (under && text(under[c]) ? periodIn(group) : undefined);
     if (!period) continue;
-    const above = [r - 1, r - 2, r - 3].filter((k) => k >= 0).map((k) => text(carried(rows[k], c)));
+    const above = blocks.map((block) => text(block[c]));
     if (own.some((t) => NOT_FIGURES.test(t) || COMPARING.test(t))) continue;
-    if ([text(group), ...above].some((t) => t && NOT_FIGURES.test(t) && !periodOf(t, fyEndMonth))) continue;
+    if ([text(group), ...above].some((t) => wordsIn(t).excluded)) continue;
     const stated =
       own.map((t) => kindOf(t)).find(Boolean) ??
-      above.map((t) => (t ? blockKind(t) : undefined)).find(Boolean) ??
-      (typeof group === 'string' ? blockKind(group) : undefined);
+      above.map((t) => wordsIn(t).block).find(Boolean) ??
+      (typeof group === 'string' ? wordsIn(group.trim()).block : undefined);
     const kind = stated ?? 'actual';
     const key = `${period.end}|${period.cadence}|${kind}`;
     if (seen.has(key)) continue;
@@ -214,13 +238,23 @@ export function headerAt(rows: Dense, r: number, fyEndMonth: number): Header | u
 }
 
 /**
+ * Rows of a sheet read as a possible header, at most: a sheet whose every row could name periods (a
+ * crafted one, 200,000 cells of `Jan-26`) costs the server no more than the first of them.
+ */
+const MAX_HEADER_ROWS_TRIED = 40;
+
+/**
  * The tables of a sheet, top to bottom: each header with the rows under it until the next header. Of
  * rows that could head the same table, the one with the most period columns does.
  */
 export function findHeaders(rows: Dense, fyEndMonth: number): Header[] {
   const headers: Header[] = [];
-  for (let r = 0; r < rows.length; r++) {
-    const header = headerAt(rows, r, fyEndMonth);
+  let tried = 0;
+  for (let r = 0; r < rows.length && tried < MAX_HEADER_ROWS_TRIED; r++) {
+    const row = withTitleYear(rows, r);
+    if (row === rows[r] && !mayHoldPeriods(rows, r)) continue;
+    tried++;
+    const header = headerAt(rows, r, row, fyEndMonth);
     if (!header) continue;
     const last = headers[headers.length - 1];
     // A header straight under another (periods, then the same periods spelled again) is one header.

@@ -191,9 +191,9 @@ const textsOf = (rows: Dense) => rows.flat().filter((c): c is string => typeof c
  */
 function withFootnotes(above: Notes, below: Dense): Notes {
   if (above.multiplier !== 1 && above.currency) return above;
-  const notes = notesOf(
-    textsOf(below.filter((row) => !row.some((c, i) => i > 0 && figureOf(c) !== undefined))),
-  );
+  // The first few hundred texts: a note sits near its table, and a sheet of text costs no more than that.
+  const texts = textsOf(below.filter((row) => !row.some((c, i) => i > 0 && figureOf(c) !== undefined)));
+  const notes = notesOf(texts.slice(0, 300));
   return {
     multiplier: above.multiplier !== 1 ? above.multiplier : notes.multiplier,
     currency: above.currency ?? notes.currency,
