@@ -13,10 +13,11 @@ export function finishParse(repos: Repos, job: ParseJob, outcome: ParseOutcome, 
     const doc = await trx.documentParsing.finish(job, outcome, at);
     if (!doc) return false;
     if (outcome.state === 'completed' && outcome.proposals?.rows.length) {
-      const state = await autoConfirm(trx, job.id, doc.firm_id, now);
-      if (state) {
-        doc.parse_state = state;
-        if (state === 'completed') doc.parse_note = null;
+      const confirmed = await autoConfirm(trx, job.id, doc.firm_id, now);
+      if (confirmed) {
+        doc.parse_state = confirmed.state;
+        if (confirmed.state === 'completed') doc.parse_note = null;
+        if (confirmed.note) doc.parse_note = confirmed.note;
       }
     }
     await record(

@@ -6,6 +6,7 @@ import { buildFixture, type Fixture } from './helpers/fixture.ts';
 import { parseWaiting } from './helpers/parse.ts';
 import { api, startTestServer } from './helpers/server.ts';
 import { corpus } from './helpers/workbook-corpus.ts';
+import { writeXlsx } from './helpers/workbooks.ts';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -27,8 +28,8 @@ for (const dialect of dialects) {
     });
 
     /** A corpus workbook stored as arriving from `source`, then parsed. */
-    async function parsed(file: string, source: string, companyId: string): Promise<string> {
-      const { content } = corpus().find((f) => f.file === file)!;
+    async function parsed(file: string, source: string, companyId: string, bytes?: Buffer): Promise<string> {
+      const content = bytes ?? corpus().find((f) => f.file === file)!.content;
       const id = await addDocument(fx.repos, {
         company: { id: companyId },
         firmId: fx.firmA.id,
@@ -98,6 +99,61 @@ for (const dialect of dialects) {
       expect((await statuses(founders)).every((p) => p.status === 'confirmed')).to.equal(true);
       const own = await parsed('quarters.xlsx', 'upload', fx.companies.gamma.id);
       expect((await statuses(own)).every((p) => p.status === 'proposed')).to.equal(true);
+    });
+
+    it('leaves every figure for review when the metrics service refuses them: one point, two values on two sheets', async () => {
+      const sheet = (name: string, value: number) => ({
+        name,
+        rows: [
+          ['', 'Jan-26', 'Feb-26'],
+          ['Revenue', value, 200],
+        ],
+      });
+      const before = await t.db('metric_data').where({ company_id: fx.companies.acme.id });
+      const id = await parsed(
+        'clash.xlsx',
+        'information-request',
+        fx.companies.acme.id,
+        writeXlsx([sheet('P&L', 100), sheet('KPIs', 120)]),
+      );
+      expect((await statuses(id)).map((p) => p.status)).to.deep.equal([
+        'proposed',
+        'proposed',
+        'proposed',
+        'proposed',
+      ]);
+      expect((await t.db('documents').where({ id }).first('parse_state')).parse_state).to.equal(
+        'needs-input',
+      );
+      expect(await t.db('metric_data').where({ company_id: fx.companies.acme.id })).to.have.length(
+        before.length,
+      );
+    });
+
+    it('leaves what the reader inferred for review: a statement dated only by its title', async () => {
+      const id = await parsed(
+        'export.xlsx',
+        'information-request',
+        fx.companies.acme.id,
+        writeXlsx([
+          {
+            name: 'Report',
+            rows: [
+              ['Profit and Loss for the month ended 31 January 2026'],
+              ['', 'Total'],
+              ['Total revenue', 90],
+              ['Gross profit', 30],
+              ['Net income', 5],
+            ],
+          },
+        ]),
+      );
+      const rows = await statuses(id);
+      expect(rows).to.have.length(3);
+      expect(rows.every((p) => p.status === 'proposed' && p.category_id !== null)).to.equal(true);
+      expect((await t.db('documents').where({ id }).first('parse_state')).parse_state).to.equal(
+        'needs-input',
+      );
     });
   });
 }

@@ -115,6 +115,14 @@ export function documentsRepo(db: Knex) {
         .update({ parse_state: 'completed', parse_note: null });
       return n === 1;
     },
+
+    /** Puts a parsed document back to waiting for a person, saying why (at most 255 characters). */
+    async awaitReview(documentId: string, note: string): Promise<void> {
+      await db('documents')
+        .where({ id: documentId })
+        .whereIn('parse_state', ['completed', 'needs-input'])
+        .update({ parse_state: 'needs-input', parse_note: note.slice(0, 255) });
+    },
   };
 }
 export type DocumentsRepo = ReturnType<typeof documentsRepo>;

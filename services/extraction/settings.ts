@@ -61,14 +61,15 @@ function servicePrincipal(firm: Principal['firm'], companyId: string): Principal
 /**
  * When the firm asked for it and the document came through the collection loop (a founder's upload),
  * confirms its high-confidence proposals in the parse's transaction, keeping existing data (skip).
- * Proposals the metrics service refuses stay for review; the parse is recorded either way.
+ * When the metrics service refuses them (two sheets give one point two values) they all stay for review
+ * and the document waits for a person, its note saying why; the parse is recorded either way.
  */
 export async function autoConfirm(
   repos: Repos,
   documentId: string,
   firmId: string,
   now: Date,
-): Promise<string | undefined> {
+): Promise<{ state: string; note?: string } | undefined> {
   const doc = await repos.extraction.document({ firmId, companyIds: null }, documentId);
   if (doc?.source !== 'information-request' || !(await repos.extraction.settings(firmId)).auto_confirm)
     return;
@@ -85,13 +86,16 @@ export async function autoConfirm(
   };
   try {
     // A savepoint of its own: a refusal undoes the confirmation, never the parse.
-    return await inTransaction(
+    const state = await inTransaction(
       repos,
       async (trx) =>
         (await confirmProposals({ ...ctx, repos: trx }, documentId, { ids, onConflict: 'skip' })).parse_state,
     );
+    return { state };
   } catch (err) {
-    if (err instanceof ToolError) return undefined;
-    throw err;
+    if (!(err instanceof ToolError)) throw err;
+    const note = `not confirmed automatically: ${err.message}`.slice(0, 255);
+    await repos.documents.awaitReview(documentId, note);
+    return { state: 'needs-input', note };
   }
 }
