@@ -135,6 +135,67 @@ for (const dialect of dialects) {
       expect(doc.parse_state).to.equal('needs-input');
     });
 
+    it('draws no more rows than its buttons can post, so a confirm of more than 10,000 figures is never refused', async function () {
+      if (!browser) this.skip();
+      const labels = [
+        'Revenue',
+        'Cost of sales',
+        'Gross profit',
+        'Operating expenses',
+        'EBITDA',
+        'Operating profit',
+        'Net income',
+        'Net profit',
+        'Cash',
+        'Accounts receivable',
+        'Accounts payable',
+        'Current assets',
+        'Current liabilities',
+        'Total assets',
+        'Total liabilities',
+        'Equity',
+        'Headcount',
+        'ARR',
+        'Net burn',
+        'Runway',
+      ];
+      const months = Array.from(
+        { length: 48 },
+        (_, i) =>
+          `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][i % 12]}-${22 + Math.floor(i / 12)}`,
+      );
+      // The same pack for twelve entities: one point, one figure, on every sheet, so a confirm-all writes it once.
+      const sheets = Array.from({ length: 12 }, (_, s) => ({
+        name: `Entity ${s + 1}`,
+        rows: [
+          ['', ...months],
+          ...labels.map((label, l) => [label, ...months.map((_, m) => l * 100 + m + 1)]),
+        ],
+      }));
+      const page = await reviewPageOf(
+        { file: 'Group pack.xlsx', content: writeXlsx(sheets) },
+        fx.companies.gamma,
+      );
+      const ids = (await page
+        .locator('form[action$="/confirm"] input[name="ids"]')
+        .getAttribute('value'))!.split(' ');
+      expect(ids.length).to.be.at.most(10_000).and.above(9_000);
+      await page
+        .getByText(/The buttons act on the \d+ table rows shown only; the other \d+ stay open\./)
+        .waitFor();
+      await page.getByRole('button', { name: /^Confirm the \d+ mapped figures shown$/ }).click();
+      await page.getByText('The mapped figures shown are confirmed').waitFor();
+      const id = decodeURIComponent(new URL(page.url()).pathname.split('/')[3]!);
+      const counts = await t
+        .db('extraction_proposals')
+        .where({ document_id: id })
+        .groupBy('status')
+        .select('status')
+        .count('* as n');
+      const byStatus = Object.fromEntries(counts.map((c) => [String(c.status), Number(c.n)]));
+      expect(byStatus).to.deep.equal({ confirmed: ids.length, proposed: 12 * 20 * 48 - ids.length });
+    });
+
     it('shows each sheet as a grid of its periods and lines, the mapped ones highlighted, then confirms the mapped figures and rejects the rest', async function () {
       if (!browser) this.skip();
       const { content } = corpus().find((f) => f.file === 'three-tabs.xlsx')!;

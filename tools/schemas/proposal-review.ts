@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
+/** The most proposal ids one review call takes. */
+export const MAX_REVIEW_IDS = 10_000;
+
 /** Proposal ids of one document. */
-export const Ids = z.array(z.string().min(1)).min(1).max(10_000);
+export const Ids = z.array(z.string().min(1)).min(1).max(MAX_REVIEW_IDS);
 
 /** What a review of a document's proposals did. */
 export const ReviewResult = z.object({

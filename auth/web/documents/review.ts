@@ -3,6 +3,7 @@ import { InvalidInput } from '../../../core/errors.ts';
 import { confirmDocumentProposals } from '../../../tools/documents/confirm-document-proposals.ts';
 import { listDocumentProposals } from '../../../tools/documents/list-document-proposals.ts';
 import { rejectDocumentProposals } from '../../../tools/documents/reject-document-proposals.ts';
+import { MAX_REVIEW_IDS } from '../../../tools/schemas/proposal-review.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { mayEdit, refusalPage, run, webToolContext } from '../information/context.ts';
 import { page } from '../layout.ts';
@@ -20,7 +21,7 @@ const notices: Record<string, string> = {
 
 /**
  * The buttons post the ids of the proposals the page showed, one field of them: up to the review
- * tools' 10,000 ids of 16 characters, more than the other forms' 16 kB.
+ * tools' MAX_REVIEW_IDS (10,000) ids of 16 characters, more than the other forms' 16 kB.
  */
 const idsForm = express.urlencoded({ extended: false, limit: '256kb' });
 
@@ -189,17 +190,25 @@ function reviewPage(
     ${edit ? buttonsHtml(id, listed, csrf) : ''}`;
 }
 
-/** Every listed table row of a document, up to MAX_PAGES pages of them. */
+/**
+ * Every listed table row of a document, up to MAX_PAGES pages of them, and no more than the buttons can
+ * post: rows whose proposals pass the review tools' MAX_REVIEW_IDS are left for the next visit.
+ */
 async function listedRows(
   ctx: Awaited<ReturnType<typeof webToolContext>>,
   id: string,
 ): Promise<{ rows: Row[]; count: number }> {
   const rows: Row[] = [];
   let count = 0;
+  let ids = 0;
   for (let page = 1; page <= MAX_PAGES; page++) {
     const listed = await run(listDocumentProposals, ctx, { document_id: id, page, per_page: 100 });
-    rows.push(...listed.results);
     count = listed.count;
+    for (const row of listed.results) {
+      ids += idsOf(row).length;
+      if (ids > MAX_REVIEW_IDS) return { rows, count };
+      rows.push(row);
+    }
     if (!listed.has_more) break;
   }
   return { rows, count };
