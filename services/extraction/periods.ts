@@ -182,7 +182,12 @@ export function periodOf(cell: GridCell, fyEndMonth = 12): Period | undefined {
   const text = bare(cell).toLowerCase();
   if (text.length > 40) return undefined;
   const period =
-    monthPeriod(text) ?? dayPeriod(text) ?? quarterPeriod(text, fyEndMonth) ?? yearPeriod(text, fyEndMonth);
+    monthPeriod(text) ??
+    dayPeriod(text) ??
+    quarterPeriod(text, fyEndMonth) ??
+    yearPeriod(text, fyEndMonth) ??
+    endedPeriod(text) ??
+    spannedYear(text);
   // A period in brackets after a word: `Amount (Jun 2025)`, `Comparison Amount (As of May 2025)`.
   const inner = period ? undefined : /\(\s*(?:as (?:of|at) )?([^()]{3,30})\)\s*$/i.exec(cell)?.[1];
   return period ?? (inner ? periodOf(inner, fyEndMonth) : undefined);
@@ -236,6 +241,38 @@ function quarterPeriod(text: string, fyEndMonth: number): Period | undefined {
     : [Number(m[1]), fullYear(m[3]!)];
   if (!fiscal) return { end: monthEnd(year, quarter * 3), cadence: 'quarter' };
   return { end: monthEnd(year, fyEndMonth - 12 + quarter * 3), cadence: 'quarter' };
+}
+
+/**
+ * A period the header says ends on a day or in a month, whatever the company's calendar: `Year ended 31
+ * Mar 2025`, `FY ending June 2025`, `Twelve months to 31/03/2026`, `Quarter ended 30 Sep 2025`.
+ */
+function endedPeriod(text: string): Period | undefined {
+  const m =
+    /^(fy|financial year|fiscal year|year|12 months|twelve months|quarter|qtr|3 months|three months|month)\s+(?:ended|ending|to)\s+(.{3,20})$/.exec(
+      text,
+    );
+  if (!m) return undefined;
+  const end = monthPeriod(m[2]!) ?? dayPeriod(m[2]!);
+  if (!end) return undefined;
+  const cadence = /^(quarter|qtr|3 months|three months)$/.test(m[1]!)
+    ? 'quarter'
+    : m[1] === 'month'
+      ? 'month'
+      : 'year';
+  return { end: end.end, cadence };
+}
+
+/** `FY26 (Apr–Mar)`, `2025/26 Jul-Jun`: a fiscal year that its header says runs to a month. */
+function spannedYear(text: string): Period | undefined {
+  const m = /^(?:fy)?\s?(\d{4}|\d{2})(?:\s?[-/]\s?\d{2,4})?\s+(\p{L}{3,9})\s?[-–]\s?(\p{L}{3,9})$/u.exec(
+    text,
+  );
+  const [from, to] = m ? [monthNamed(m[2]!), monthNamed(m[3]!)] : [0, 0];
+  if (!m || !from || !to || (to % 12) + 1 !== from) return undefined;
+  const written = m[0]!.match(/\d{2,4}/g)!;
+  const year = fullYear(written[written.length - 1]!);
+  return year >= 1990 && year <= 2100 ? { end: monthEnd(year, to), cadence: 'year' } : undefined;
 }
 
 /** `FY2025`, `FY25`, `2025` (the fiscal year ending then), `FY 2024/25`, `2024-25`, `FY17-18` (ending in the later). */
