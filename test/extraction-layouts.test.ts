@@ -386,4 +386,14 @@ describe('reading the layouts of management packs', () => {
       cadence: 'month',
     });
   });
+
+  it("reads the period a header says it ends, whatever the company's calendar", () => {
+    expect(periodOf('Year ended 31 Mar 2025')).to.deep.equal({ end: '2025-03-31', cadence: 'year' });
+    expect(periodOf('Twelve months to 31/03/2026')).to.deep.equal({ end: '2026-03-31', cadence: 'year' });
+    expect(periodOf('Quarter ended 30 Sep 2025')).to.deep.equal({ end: '2025-09-30', cadence: 'quarter' });
+    expect(periodOf('FY26 (Apr–Mar)')).to.deep.equal({ end: '2026-03-31', cadence: 'year' });
+    expect(periodOf('2025/26 Jul-Jun')).to.deep.equal({ end: '2026-06-30', cadence: 'year' });
+    expect(periodOf('FY26 (Apr–Jun)'), 'not a year').to.equal(undefined);
+    expect(periodOf('Year to date')).to.equal(undefined);
+  });
 });
