@@ -369,6 +369,25 @@ describe('reading the layouts of management packs', () => {
     });
   });
 
+  it('reads a Gross margin row beside a Gross margin % row as the amount, however small its figures in crores', async () => {
+    const { proposals } = await read(
+      [
+        ['INR crores'],
+        ['', 'FY18', 'FY19'],
+        ['Revenue from operations', 2.28, 3.72],
+        ['Gross Margin', 0.0144, 0.0938],
+        ['Gross Margin %', 0.0063, 0.0252],
+      ],
+      { fyEndMonth: 3 },
+    );
+    expect(shown(proposals).filter((p) => p.startsWith('gross'))).to.deep.equal([
+      'gross_margin 2018-03-31 year actual 0.0063 @B5',
+      'gross_margin 2019-03-31 year actual 0.0252 @C5',
+      'gross_profit 2018-03-31 year actual 144000 @B4',
+      'gross_profit 2019-03-31 year actual 938000 @C4',
+    ]);
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

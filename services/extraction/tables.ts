@@ -108,6 +108,8 @@ function labelOf(row: GridCell[], firstColumn: number): string | undefined {
   return undefined;
 }
 
+const PERCENT = /%|percent|pct/i;
+
 /** Categories that are ratios, stored as fractions (0.45 for 45 %). */
 const RATIOS: ReadonlySet<string> = new Set(['gross_margin', 'operating_margin', 'revenue_growth']);
 
@@ -119,6 +121,8 @@ function targetOf(
   label: string,
   figures: readonly [number, number][],
   context: ExtractionContext,
+  /** Ratio categories a row labelled in percent gives in the same table (`Gross margin %`). */
+  percentRows: ReadonlySet<string> = new Set(),
 ): { target: Target; confidence: number; factor: number } | undefined {
   const key = normalizeLabel(label);
   const remembered = context.remembered.get(key);
@@ -130,10 +134,12 @@ function targetOf(
   // A label found only once words around it were set aside (`3. Total for Cost of Sales EUR k`) is a good guess, not a sure one.
   const sure = synonymOf(label, { exact: true }) === category;
   if (RATIOS.has(category)) {
+    // `Gross margin` beside `Gross margin %` is the amount, however small its figures in crores.
+    const twin = category === 'gross_margin' && !PERCENT.test(label) && percentRows.has(category);
+    if (twin) return { target: { category: 'gross_profit' }, confidence: 0.85, factor: 1 };
     const large = figures.filter(([, v]) => Math.abs(v) > 1.5).length > figures.length / 2;
     if (!large) return { target: { category }, confidence: sure ? 0.95 : 0.85, factor: 1 };
-    if (/%|percent|pct/i.test(label))
-      return { target: { category }, confidence: sure ? 0.95 : 0.85, factor: 0.01 };
+    if (PERCENT.test(label)) return { target: { category }, confidence: sure ? 0.95 : 0.85, factor: 0.01 };
     if (category === 'gross_margin')
       return { target: { category: 'gross_profit' }, confidence: 0.85, factor: 1 };
     return undefined;
@@ -320,6 +326,12 @@ function readRows(
 ): void {
   const columns = [...header.columns.keys()];
   const firstColumn = Math.min(...columns);
+  const percentRows = new Set<string>();
+  for (let r = at.from; r < at.until; r++) {
+    const label = labelOf(sheet.rows[r] ?? [], firstColumn);
+    const category = label && PERCENT.test(label) ? synonymOf(label) : undefined;
+    if (category && RATIOS.has(category)) percentRows.add(category);
+  }
   const currency = at.notes.currency ?? context.currency;
   for (let r = at.from; r < at.until; r++) {
     const row = sheet.rows[r] ?? [];
@@ -333,7 +345,7 @@ function readRows(
     }
     if (figures.length === 0 || isBareTotal(label)) continue;
     const multiplier = rowMultiplier(label, at.notes.multiplier);
-    const mapped = fitting(targetOf(label, figures, context), at.statement);
+    const mapped = fitting(targetOf(label, figures, context, percentRows), at.statement);
     if (!mapped) {
       const own = unmappedFigures(sheet, header, figures, {
         r,
