@@ -388,6 +388,24 @@ describe('reading the layouts of management packs', () => {
     ]);
   });
 
+  it('takes a total over a net line of other words, and a net over the same words gross', async () => {
+    const { proposals } = await read([
+      ['', 'Jan-26', 'Feb-26'],
+      ['Net Sales', 155, 160],
+      ['Freight revenue', 1, 1],
+      ['TOTAL REVENUE', 156, 161],
+      ['Cost of Goods Sold', 117, 118],
+      ['Purchase discounts', -3, -3],
+      ['Net Cost of Goods Sold', 114, 115],
+    ]);
+    expect(shown(proposals)).to.deep.equal([
+      'cost_of_goods_sold 2026-01-31 month actual 114 @B7',
+      'cost_of_goods_sold 2026-02-28 month actual 115 @C7',
+      'revenue 2026-01-31 month actual 156 @B4',
+      'revenue 2026-02-28 month actual 161 @C4',
+    ]);
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

@@ -366,7 +366,7 @@ function readRows(
       if (kind === 'forecast' || (kind === 'actual' && context.today && period.end > context.today)) continue;
       const key = `${target}|${period.end}|${period.cadence}|${kind}`;
       const before = at.seen.get(key);
-      if (before && rank(label) <= rank(before.row_label)) continue;
+      if (before && !outranks(label, before.row_label)) continue;
       const proposal: Proposal = {
         sheet: sheet.name,
         row: r + 1,
@@ -388,8 +388,19 @@ function readRows(
   }
 }
 
-/** Of rows that give the same point, `Net …` outranks `Total …`, which outranks a line (`Sales` under `Total trading income`). */
-const rank = (label: string) => (/^net\b/i.test(label.trim()) ? 2 : /^total\b/i.test(label.trim()) ? 1 : 0);
+/**
+ * Of rows that give the same point, which is the figure: a total over its line (`Sales`, then `Total
+ * trading income`), and a net over the same words gross (`Total other income`, then `Net other income`;
+ * `Cost of goods sold`, then `Net cost of goods sold`). A net of other words (`Net sales` under `Total
+ * revenue`) is a line.
+ */
+function outranks(label: string, before: string): boolean {
+  const words = (l: string) => normalizeLabel(l).replace(/^total\s+/, '');
+  const netOf = (a: string, b: string) =>
+    /^net\s+/i.test(a.trim()) && words(a).replace(/^net\s+/, '') === words(b);
+  if (netOf(label, before)) return true;
+  return /^total\b/i.test(label.trim()) && !/^total\b/i.test(before.trim()) && !netOf(before, label);
+}
 
 /** Finds the table of each sheet (periods across, or down for a transposed one) and maps its rows. */
 export function extractFigures(grids: readonly SheetGrid[], context: ExtractionContext): Extraction {
