@@ -406,6 +406,31 @@ describe('reading the layouts of management packs', () => {
     ]);
   });
 
+  it('leaves a balance-sheet line alone in a table that is no balance sheet unmapped', async () => {
+    const model = await read([
+      ['', 2018, 2019],
+      ['Revenue', 10, 12],
+      ['Investment Activities (Startups)'],
+      ['Equity', 2850, 6700],
+    ]);
+    expect(shown(model.proposals).map((p) => p.split(' ')[0])).to.deep.equal(['revenue', 'revenue']);
+    expect(model.unmapped.map((u) => u.label)).to.deep.equal(['Equity']);
+    const pack = await read([
+      ['', 'Jan-26', 'Feb-26'],
+      ['Revenue', 10, 12],
+      ['Total assets', 50, 55],
+      ['Equity', 30, 31],
+    ]);
+    expect(shown(pack.proposals).map((p) => p.split(' ')[0])).to.have.members([
+      'revenue',
+      'revenue',
+      'assets',
+      'assets',
+      'equity',
+      'equity',
+    ]);
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

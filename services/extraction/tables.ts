@@ -237,7 +237,8 @@ const MONETARY: ReadonlySet<string> = new Set(
   STANDARD_CATEGORIES.filter((c) => isMonetary(c.kind)).map((c) => c.name),
 );
 
-type Statement = 'cash-flow' | 'balance-sheet' | undefined;
+/** What a table is, where it changes what a label names; `loose`: a table with one balance-sheet line at most. */
+type Statement = 'cash-flow' | 'balance-sheet' | 'loose' | undefined;
 
 /** The statement a sheet is, by its name or title: on it some labels name something else. */
 function statementOf(texts: readonly string[]): Statement {
@@ -254,7 +255,7 @@ function statementOf(texts: readonly string[]): Statement {
 function fitting<T extends { target: Target }>(mapped: T | undefined, statement: Statement): T | undefined {
   if (!mapped || !('category' in mapped.target)) return mapped;
   const { category } = mapped.target;
-  if (statement === 'cash-flow' && BALANCES.has(category)) return undefined;
+  if ((statement === 'cash-flow' || statement === 'loose') && BALANCES.has(category)) return undefined;
   if (statement === 'balance-sheet' && FLOWS.has(category)) return undefined;
   return mapped;
 }
@@ -327,11 +328,15 @@ function readRows(
   const columns = [...header.columns.keys()];
   const firstColumn = Math.min(...columns);
   const percentRows = new Set<string>();
+  const balances = new Set<string>();
   for (let r = at.from; r < at.until; r++) {
     const label = labelOf(sheet.rows[r] ?? [], firstColumn);
-    const category = label && PERCENT.test(label) ? synonymOf(label) : undefined;
-    if (category && RATIOS.has(category)) percentRows.add(category);
+    const category = label ? synonymOf(label) : undefined;
+    if (category && RATIOS.has(category) && PERCENT.test(label!)) percentRows.add(category);
+    if (category && BALANCES.has(category)) balances.add(category);
   }
+  // A balance-sheet line alone in a table that is no balance sheet (`Equity` under `Investments`) is no balance.
+  const statement = at.statement ?? (balances.size < 2 ? 'loose' : undefined);
   const currency = at.notes.currency ?? context.currency;
   for (let r = at.from; r < at.until; r++) {
     const row = sheet.rows[r] ?? [];
@@ -345,7 +350,7 @@ function readRows(
     }
     if (figures.length === 0 || isBareTotal(label)) continue;
     const multiplier = rowMultiplier(label, at.notes.multiplier);
-    const mapped = fitting(targetOf(label, figures, context, percentRows), at.statement);
+    const mapped = fitting(targetOf(label, figures, context, percentRows), statement);
     if (!mapped) {
       const own = unmappedFigures(sheet, header, figures, {
         r,
