@@ -92,21 +92,21 @@ describe('reading the layouts of management packs', () => {
     const months = await read(
       [
         ['', '31 Mar 2026', '28 Feb 2026'],
-        ['Total assets', 5, 4],
+        ['Cash at bank', 5, 4],
       ],
       { csv: true },
     );
     expect(shown(months.proposals)).to.deep.equal([
-      'assets 2026-02-28 month actual 4 @C2',
-      'assets 2026-03-31 month actual 5 @B2',
+      'cash_in_bank 2026-02-28 month actual 4 @C2',
+      'cash_in_bank 2026-03-31 month actual 5 @B2',
     ]);
     const quarters = await read([
       ['', { date: '2025-09-30' }, { date: '2025-12-31' }],
-      ['Total assets', 7, 8],
+      ['Cash at bank', 7, 8],
     ]);
     expect(shown(quarters.proposals)).to.deep.equal([
-      'assets 2025-09-30 quarter actual 7 @B2',
-      'assets 2025-12-31 quarter actual 8 @C2',
+      'cash_in_bank 2025-09-30 quarter actual 7 @B2',
+      'cash_in_bank 2025-12-31 quarter actual 8 @C2',
     ]);
   });
 
@@ -210,8 +210,11 @@ describe('reading the layouts of management packs', () => {
       ['Gross margin', 810, 860],
       ['Gross margin %', 43.1, 44],
       ['Creditors: amounts falling due within one year', -1918, -2046],
+      ['Total current assets', 3662, 4023],
     ]);
     expect(shown(proposals)).to.deep.equal([
+      'current_assets 2026-01-31 month actual 3662 @B5',
+      'current_assets 2026-02-28 month actual 4023 @C5',
       'current_liabilities 2026-01-31 month actual 1918 @B4',
       'current_liabilities 2026-02-28 month actual 2046 @C4',
       'gross_margin 2026-01-31 month actual 0.431 @B3',
