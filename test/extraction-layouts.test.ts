@@ -434,6 +434,54 @@ describe('reading the layouts of management packs', () => {
     ]);
   });
 
+  it('reads Indian and Nordic packs: lakhs and crores, Indian digit grouping, a Unit column, labels in two languages', async () => {
+    const indian = await read(
+      [
+        ['Investor KPI Dashboard'],
+        ['₹ Cr unless stated in the Unit column'],
+        ['Metric', 'Unit', 'Q1 FY26', 'Q2 FY26'],
+        ['ARR (closing)', '₹ Cr', 53.26, 58.41],
+        ['Revenue per FTE', '₹ lakh', 12.5, 13],
+        ['Gross margin', '%', 0.612, 0.624],
+        ['Headcount', '#', 140, 152],
+      ],
+      { fyEndMonth: 3 },
+    );
+    expect(shown(indian.proposals)).to.deep.equal([
+      'arr 2025-06-30 quarter actual 532600000 @C4',
+      'arr 2025-09-30 quarter actual 584100000 @D4',
+      'gross_margin 2025-06-30 quarter actual 0.612 @C6',
+      'gross_margin 2025-09-30 quarter actual 0.624 @D6',
+      'headcount 2025-06-30 quarter actual 140 @C7',
+      'headcount 2025-09-30 quarter actual 152 @D7',
+      'revenue_per_fte 2025-06-30 quarter actual 1250000 @C5',
+      'revenue_per_fte 2025-09-30 quarter actual 1300000 @D5',
+    ]);
+    const zoho = await read(
+      [
+        ['Profit and Loss'],
+        ['', 'Apr 2025', 'May 2025'],
+        ['Total for Operating Income', '3,96,90,606.06', '4,16,63,829.28'],
+      ],
+      { csv: true },
+    );
+    expect(shown(zoho.proposals)[0]).to.equal('revenue 2025-04-30 month actual 39690606.06 @B3');
+    const nordic = await read([
+      ['Beløp i NOK millioner (MNOK)'],
+      ['', 2024, 2025, 'Budsjett 2026'],
+      ['Salgsinntekter / Sales revenue', 298.8, 341.2, 389],
+      ['Sum driftsinntekter / Total operating revenue', 302.7, 346.4, 393.5],
+      ['Nettoomsättning', 1, 1, 1],
+    ]);
+    expect(shown(nordic.proposals).filter((p) => p.startsWith('revenue'))).to.deep.equal([
+      'revenue 2024-12-31 year actual 302700000 @B4',
+      'revenue 2025-12-31 year actual 346400000 @C4',
+      'revenue 2026-12-31 year budget 393500000 @D4',
+    ]);
+    expect(periodOf('Q1 FY24-25', 3)).to.deep.equal({ end: '2024-06-30', cadence: 'quarter' });
+    expect(periodOf('Oct 1, 2024 – Sep 30, 2025')).to.deep.equal({ end: '2025-09-30', cadence: 'year' });
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

@@ -126,9 +126,9 @@ function fullYear(text: string): number {
 }
 
 const KIND_WORDS: [RegExp, Kind][] = [
-  [/\b(budget|bud|bdgt|plan|target)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)[bp]\b/i, 'budget'],
+  [/\b(budget|bud|bdgt|plan|target|budsjett|budjetti)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)[bp]\b/i, 'budget'],
   [
-    /\b(forecast|fcst|fc|outlook|reforecast|re-forecast|projected|projection|projections|estimate|estimated)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)[fe]\b/i,
+    /\b(forecast|fcst|fc|outlook|reforecast|re-forecast|projected|projection|projections|estimate|estimated|prognose|prognos|ennuste)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)[fe]\b/i,
     'forecast',
   ],
   [/\b(actuals?|act)\b|(?<=\b(?:fy)?\d{2}(?:\d{2})?\s?)a\b/i, 'actual'],
@@ -187,7 +187,8 @@ export function periodOf(cell: GridCell, fyEndMonth = 12): Period | undefined {
     quarterPeriod(text, fyEndMonth) ??
     yearPeriod(text, fyEndMonth) ??
     endedPeriod(text) ??
-    spannedYear(text);
+    spannedYear(text) ??
+    (/ (?:to|through|-|–) /.test(text) ? spanPeriod(cell) : undefined);
   // A period in brackets after a word: `Amount (Jun 2025)`, `Comparison Amount (As of May 2025)`.
   const inner = period ? undefined : /\(\s*(?:as (?:of|at) )?([^()]{3,30})\)\s*$/i.exec(cell)?.[1];
   return period ?? (inner ? periodOf(inner, fyEndMonth) : undefined);
@@ -231,7 +232,7 @@ function dayPeriod(text: string): Period | undefined {
 /** `Q1 2026`, `Q1/25`, `1Q26` (calendar quarters); `Q1 FY26`, `FY26 Q1` (of the fiscal year). */
 function quarterPeriod(text: string, fyEndMonth: number): Period | undefined {
   const m =
-    /^q([1-4])[\s\-'’/]*(fy)?[\s\-'’]*(\d{4}|\d{2})$/.exec(text) ??
+    /^q([1-4])[\s\-'’/]*(fy)?[\s\-'’]*(?:\d{2}(?:\d{2})?\s?[-/]\s?)?(\d{4}|\d{2})$/.exec(text) ??
     /^(?:fy)[\s\-'’]*(\d{4}|\d{2})[\s-]*q([1-4])$/.exec(text) ??
     /^([1-4])q[\s\-'’]*(fy)?[\s\-'’]*(\d{4}|\d{2})$/.exec(text);
   if (!m) return undefined;
@@ -290,4 +291,88 @@ function yearPeriod(text: string, fyEndMonth: number): Period | undefined {
   ];
   if (second !== first + 1 || second < 1990 || second > 2100) return undefined;
   return { end: monthEnd(second, fyEndMonth === 12 ? 12 : fyEndMonth), cadence: 'year' };
+}
+
+const CADENCE_WORDS: [RegExp, Period['cadence']][] = [
+  [/\b(year|twelve months|12 months|annual)\b/i, 'year'],
+  [/\b(quarter|three months|3 months)\b/i, 'quarter'],
+  [/\bmonth\b/i, 'month'],
+];
+
+const monthsBetween = (from: string, to: string) =>
+  (Number(to.slice(0, 4)) - Number(from.slice(0, 4))) * 12 +
+  Number(to.slice(5, 7)) -
+  Number(from.slice(5, 7)) +
+  1;
+
+/** A span of months as the period it is: one month, a quarter, a year; else none of ours. */
+function spanned(from: Period, to: Period): Period | undefined {
+  const months = monthsBetween(from.end, to.end);
+  const cadence = months === 1 ? 'month' : months === 3 ? 'quarter' : months === 12 ? 'year' : undefined;
+  return cadence ? { end: to.end, cadence } : undefined;
+}
+
+/**
+ * The month a day or month at the end of a text names (`Income Statement 08/01/2025`), a numeric day read
+ * so that it is the first of its month (a span's start) or the last (its end) when only one reading is.
+ */
+function dayAtEnd(text: string, edge: 'first' | 'last'): Period | undefined {
+  const words = text.trim().split(' ');
+  for (let k = Math.min(4, words.length); k >= 1; k--) {
+    const tail = words.slice(-k).join(' ');
+    const m = /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})$/.exec(tail);
+    if (!m) {
+      const period = periodOf(tail);
+      if (period) return period;
+      continue;
+    }
+    const [a, b, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const fits = (month: number, day: number) =>
+      month >= 1 && month <= 12 && day === (edge === 'first' ? 1 : Number(monthEnd(year, month).slice(8)));
+    const readings = [fits(b, a) ? b : 0, fits(a, b) ? a : 0].filter(Boolean);
+    if (readings.length === 1) return { end: monthEnd(year, readings[0]!), cadence: 'month' };
+  }
+  return undefined;
+}
+
+/** `January - March, 2026`: the start's year is the end's. */
+function withYearOf(start: string, end: Period): Period | undefined {
+  const year = Number(end.end.slice(0, 4));
+  const own = dayAtEnd(start, 'first');
+  if (own) return own;
+  const month = periodOf(`${start.trim()} ${year}`);
+  if (!month) return undefined;
+  // A span that ends in a month before it starts runs over the new year.
+  return month.end > end.end ? { ...month, end: monthEnd(year - 1, Number(month.end.slice(5, 7))) } : month;
+}
+
+/** A span of days or months: `Oct 1, 2024 – Sep 30, 2025`, `08/01/2025 to 08/31/2025`, `January - March 2026`. */
+function spanPeriod(text: string): Period | undefined {
+  const t = text.replace(/,/g, ' ').replace(/\s+/g, ' ').trim();
+  const m = t.length <= 120 ? /^(.{3,80}?) (?:to|through|thru|-|–) (.{3,30})$/i.exec(t) : null;
+  if (!m) return undefined;
+  const end = dayAtEnd(m[2]!, 'last');
+  const start = end && withYearOf(m[1]!, end);
+  return end && start ? spanned(start, end) : undefined;
+}
+
+/**
+ * The period a statement's title names: `08/01/2025 to 08/31/2025`, `From 01 Jan 2025 To 31 Dec 2025`,
+ * `January - March, 2026` (a month, quarter or year spanned); `For the year ended 31st Dec 2024`,
+ * `Three months ended March 31, 2026`; `As at 31 March 2026` (a balance sheet's day, its month).
+ */
+export function titlePeriod(text: string): Period | undefined {
+  const t = text.replace(/,/g, ' ').replace(/\s+/g, ' ').trim();
+  if (t.length > 120) return undefined;
+  const span = spanPeriod(t);
+  if (span) return span;
+  let m = /\b(?:ended|ending) (.{3,30})$/i.exec(t);
+  if (m) {
+    const day = periodOf(m[1]!);
+    const cadence = CADENCE_WORDS.find(([pattern]) => pattern.test(t))?.[1];
+    return day && cadence ? { end: day.end, cadence } : undefined;
+  }
+  m = /\bas (?:at|of) (.{3,30})$/i.exec(t);
+  const day = m ? periodOf(m[1]!) : undefined;
+  return day ? { end: day.end, cadence: 'month' } : undefined;
 }

@@ -4,6 +4,25 @@
  */
 const TABLE: Record<string, readonly string[]> = {
   revenue: [
+    'total for operating income',
+    'nettoomsattning',
+    'nettoomsaetning',
+    'netto omzet',
+    'netto-omzet',
+    'omzet',
+    'umsatzerlose',
+    'umsatz',
+    'liikevaihto',
+    'sum driftsinntekter',
+    'driftsinntekter',
+    'salgsinntekter',
+    'total operating revenue',
+    'total income from operations',
+    'revenue from operations',
+    'chiffre d affaires',
+    'ingresos',
+    'omsattning',
+    'omsaetning',
     'revenue',
     'revenues',
     'total revenue',
@@ -29,6 +48,14 @@ const TABLE: Record<string, readonly string[]> = {
     'revenue total',
   ],
   cost_of_goods_sold: [
+    'kostnad salda varor',
+    'kostnad salda tjanster',
+    'varekostnad',
+    'vareforbrug',
+    'materialaufwand',
+    'kostprijs omzet',
+    'cost of services',
+    'direct costs cost of services',
     'cost of sales',
     'total cost of sales',
     'cost of goods sold',
@@ -44,6 +71,13 @@ const TABLE: Record<string, readonly string[]> = {
     'cost of goods',
   ],
   gross_profit: [
+    'bruttoresultat',
+    'bruttofortjeneste',
+    'bruttoavance',
+    'rohertrag',
+    'brutowinst',
+    'brutomarge',
+    'myyntikate',
     'gross profit',
     'gross margin value',
     'total gross profit',
@@ -52,6 +86,10 @@ const TABLE: Record<string, readonly string[]> = {
     'gp',
   ],
   gross_margin: [
+    'bruttomarginal',
+    'bruttomargin',
+    'bruttomarge',
+    'bruttomarginal %',
     'gross margin',
     'gross margin percent',
     'gross margin pct',
@@ -64,6 +102,12 @@ const TABLE: Record<string, readonly string[]> = {
     'gross margin ratio',
   ],
   total_operating_expenses: [
+    'rorelsekostnader',
+    'summa rorelsekostnader',
+    'driftskostnader',
+    'sum driftskostnader',
+    'total expenditure',
+    'total operating costs and expenses',
     'operating expenses',
     'total operating expenses',
     'total operating expense',
@@ -78,6 +122,8 @@ const TABLE: Record<string, readonly string[]> = {
     'total overhead expenses',
   ],
   ebitda: [
+    'rorelseresultat fore avskrivningar',
+    'driftsresultat for avskrivninger',
     'ebitda',
     'adjusted ebitda',
     'underlying ebitda',
@@ -85,6 +131,12 @@ const TABLE: Record<string, readonly string[]> = {
     'operating profit before depreciation',
   ],
   net_operating_profit: [
+    'rorelseresultat',
+    'driftsresultat',
+    'betriebsergebnis',
+    'bedrijfsresultaat',
+    'liikevoitto',
+    'ebit operating profit',
     'operating profit',
     'operating loss',
     'operating profit loss',
@@ -105,6 +157,14 @@ const TABLE: Record<string, readonly string[]> = {
   ],
   net_income: ['net income', 'net loss', 'net income loss', 'net loss income'],
   net_profit: [
+    'periodens resultat',
+    'arets resultat',
+    'arsresultat',
+    'jahresuberschuss',
+    'nettowinst',
+    'tilikauden tulos',
+    'profit after tax pat',
+    'net profit after tax',
     'net profit',
     'net profit loss',
     'profit after tax',
@@ -123,6 +183,8 @@ const TABLE: Record<string, readonly string[]> = {
     'result after tax',
   ],
   net_other_income: [
+    'other income',
+    'other income net of expenses',
     'net other income',
     'other income net',
     'other income expense net',
@@ -131,6 +193,9 @@ const TABLE: Record<string, readonly string[]> = {
     'total other income expense',
   ],
   net_burn: [
+    'nettoburn',
+    'nettoforbranning',
+    'netto burn',
     'net burn',
     'burn',
     'monthly burn',
@@ -141,6 +206,19 @@ const TABLE: Record<string, readonly string[]> = {
     'monthly net burn',
   ],
   cash_in_bank: [
+    'kassa',
+    'cash end of period',
+    'cash end of year',
+    'cash end of month',
+    'kassa och bank',
+    'likvida medel',
+    'bankinnskudd',
+    'likvide beholdninger',
+    'kassenbestand',
+    'liquide middelen',
+    'rahavarat',
+    'cash and bank balances',
+    'cash and bank balance',
     'cash',
     'cash and cash equivalents',
     'cash at bank',
@@ -166,6 +244,11 @@ const TABLE: Record<string, readonly string[]> = {
     'cash and bank',
   ],
   accounts_receivable: [
+    'kundfordringar',
+    'kundefordringer',
+    'forderungen aus lieferungen und leistungen',
+    'debiteuren',
+    'myyntisaamiset',
     'accounts receivable',
     'total accounts receivable',
     'account receivable',
@@ -176,6 +259,12 @@ const TABLE: Record<string, readonly string[]> = {
     'receivables',
   ],
   accounts_payable: [
+    'leverantorsskulder',
+    'leverandorgjeld',
+    'leverandorer',
+    'verbindlichkeiten aus lieferungen und leistungen',
+    'crediteuren',
+    'ostovelat',
     'accounts payable',
     'total accounts payable',
     'trade creditors',
@@ -184,8 +273,23 @@ const TABLE: Record<string, readonly string[]> = {
     'trade and other payables',
     'payables',
   ],
-  current_assets: ['current assets', 'total current assets'],
+  current_assets: [
+    'summa omsattningstillgangar',
+    'sum omlopsmidler',
+    'omsaetningsaktiver i alt',
+    'umlaufvermogen',
+    'vlottende activa',
+    'current assets',
+    'total current assets',
+  ],
   current_liabilities: [
+    'kortfristiga skulder',
+    'summa kortfristiga skulder',
+    'kortsiktig gjeld',
+    'sum kortsiktig gjeld',
+    'kortfristede gaeldsforpligtelser',
+    'kurzfristige verbindlichkeiten',
+    'kortlopende schulden',
     'current liabilities',
     'total current liabilities',
     'creditors amounts falling due within one year',
@@ -194,6 +298,12 @@ const TABLE: Record<string, readonly string[]> = {
     'total short term liabilities',
   ],
   long_term_liabilities: [
+    'langfristiga skulder',
+    'langsiktig gjeld',
+    'sum langsiktig gjeld',
+    'langfristede gaeldsforpligtelser',
+    'langfristige verbindlichkeiten',
+    'langlopende schulden',
     'long term liabilities',
     'total long term liabilities',
     'non current liabilities',
@@ -202,12 +312,24 @@ const TABLE: Record<string, readonly string[]> = {
     'creditors due after more than one year',
   ],
   non_current_assets: [
+    'summa anlaggningstillgangar',
+    'anlaggningstillgangar',
+    'sum anleggsmidler',
+    'anlaegsaktiver i alt',
+    'anlagevermogen',
+    'vaste activa',
     'non current assets',
     'total non current assets',
     'fixed assets',
     'total fixed assets',
   ],
   property_plants_and_equipment: [
+    'materiella anlaggningstillgangar',
+    'varige driftsmidler',
+    'materielle anlaegsaktiver',
+    'sachanlagen',
+    'materiele vaste activa',
+    'aineelliset hyodykkeet',
     'property plant and equipment',
     'property and equipment',
     'tangible assets',
@@ -215,9 +337,26 @@ const TABLE: Record<string, readonly string[]> = {
     'ppe',
     'ppande',
   ],
-  assets: ['total assets', 'total asset'],
+  assets: [
+    'summa tillgangar',
+    'sum eiendeler',
+    'aktiver i alt',
+    'bilanzsumme',
+    'totaal activa',
+    'vastaavaa yhteensa',
+    'total assets',
+    'total asset',
+  ],
   liabilities: ['total liabilities', 'total liability'],
   equity: [
+    'eget kapital',
+    'summa eget kapital',
+    'sum egenkapital',
+    'egenkapital',
+    'egenkapital i alt',
+    'eigenkapital',
+    'eigen vermogen',
+    'oma paaoma',
     'equity',
     'total equity',
     'shareholders equity',
@@ -233,6 +372,19 @@ const TABLE: Record<string, readonly string[]> = {
   ],
   net_assets: ['net assets', 'total net assets'],
   headcount: [
+    'anstallda',
+    'antal anstallda fte',
+    'ansatte',
+    'medarbejdere',
+    'antal anstallda',
+    'antall ansatte',
+    'antal medarbejdere',
+    'mitarbeiter',
+    'henkilosto',
+    'average ftes',
+    'employees fte',
+    'ftes end of period',
+    'number of employees fte',
     'headcount',
     'total headcount',
     'ftes',
@@ -244,7 +396,16 @@ const TABLE: Record<string, readonly string[]> = {
     'number of ftes',
     'team size',
   ],
-  arr: ['arr', 'annual recurring revenue', 'closing arr', 'ending arr', 'total arr', 'arr end of period'],
+  arr: [
+    'arr closing',
+    'closing annual recurring revenue',
+    'arr',
+    'annual recurring revenue',
+    'closing arr',
+    'ending arr',
+    'total arr',
+    'arr end of period',
+  ],
   new_logo_arr: ['new logo arr', 'new arr', 'new business arr', 'new customer arr', 'new logos arr'],
   expansion_arr: ['expansion arr', 'upsell arr', 'expansion', 'upsell'],
   churned_arr: ['churned arr', 'churn arr', 'lost arr', 'churn', 'churned'],
@@ -320,6 +481,7 @@ const TABLE: Record<string, readonly string[]> = {
   ],
   short_term_investments: ['short term investments'],
   total_change_in_cash: [
+    'net cash flow',
     'net change in cash',
     'total change in cash',
     'change in cash',
@@ -360,6 +522,11 @@ export const UNSCALED_CATEGORIES: ReadonlySet<string> = new Set(['headcount', 'r
 export function normalizeLabel(label: string): string {
   return label
     .toLowerCase()
+    .replace(/ø/g, 'o')
+    .replace(/æ/g, 'ae')
+    .replace(/ß/g, 'ss')
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
     .replace(/&/g, ' and ')
     .replace(/\([^)]*\)/g, ' ')
     .replace(/[^a-z0-9%]+/g, ' ')
@@ -378,6 +545,9 @@ const UNIT_WORDS = /\s+(in\s+)?(teur|keur|eur|usd|gbp|chf|k|m|mm|mn|000|000s|tho
  * a leading number (`3. Revenue`), `Total for` (`Total for Cost of Goods Sold`) and units after it (`ARR EUR k`).
  */
 export function synonymOf(label: string, options: { exact?: boolean } = {}): string | undefined {
+  // A label in two languages (`Salgsinntekter / Sales revenue`): either side.
+  const sides = label.replace(/\([^)]*\)/g, ' ').split(/\s+\/\s+/);
+  if (sides.length === 2) return sides.map((side) => synonymOf(side, options)).find(Boolean);
   const key = normalizeLabel(label);
   const direct = BY_LABEL.get(key);
   if (direct || options.exact) return direct;

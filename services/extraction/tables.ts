@@ -92,18 +92,33 @@ export function columnName(index: number): string {
 export function figureOf(cell: GridCell): number | undefined {
   if (typeof cell === 'number') return cell;
   if (typeof cell !== 'string') return undefined;
-  const m = /^(\()?\s*-?\s*[$€£]?\s*(-?[\d,]*\.?\d+)\s*(%)?\s*(\))?$/.exec(cell.trim());
-  if (!m || !/^-?(\d{1,3}(,\d{3})*|\d+)(\.\d+)?$|^-?\.\d+$/.test(m[2]!)) return undefined;
+  const m = /^(\()?\s*-?\s*[$€£₹]?\s*(-?[\d,]*\.?\d+)\s*(%)?\s*(\))?$/.exec(cell.trim());
+  // Thousands grouped by three, or the Indian way (`3,96,90,606.06`: lakhs and crores).
+  if (!m || !/^-?(\d{1,3}(,\d{3})*|\d{1,2}(,\d{2})*,\d{3}|\d+)(\.\d+)?$|^-?\.\d+$/.test(m[2]!))
+    return undefined;
   let n = Number(m[2]!.replace(/,/g, ''));
   if ((m[1] && m[4]) || cell.trim().startsWith('-')) n = -Math.abs(n);
   return m[3] ? n / 100 : n;
 }
 
-/** The label of a row: its last text cell before the first period column. */
-function labelOf(row: GridCell[], firstColumn: number): string | undefined {
+/** A cell that says a row's units, not what it is (`₹ Cr`, `%`, `USD k`, `months`): a Unit column's. */
+const UNIT_CELL =
+  /^(?:[₹$€£%#]|x|months?|mths|days|count|no\.?|ratio|pct|(?:usd|eur|gbp|inr|sek|nok|dkk|chf|aud|cad|sgd|jpy|cny|hkd|nzd|zar|aed)(?:\s?(?:k|m|mn|cr|'000|000s?))?|[₹$€£]\s?(?:k|m|mn|bn|cr|crores?|lakhs?|l|'000))$/i;
+
+/**
+ * The label of a row: its last text cell before the first period column that is not a unit; with the
+ * unit, when a Unit column gives one (`ARR | ₹ Cr | …`), as the row's own units.
+ */
+function labelOf(row: GridCell[], firstColumn: number): { label: string; unit?: string } | undefined {
+  let unit: string | undefined;
   for (let c = Math.min(firstColumn, row.length) - 1; c >= 0; c--) {
     const cell = row[c];
-    if (typeof cell === 'string' && cell.trim() !== '' && figureOf(cell) === undefined) return cell.trim();
+    if (typeof cell !== 'string' || cell.trim() === '' || figureOf(cell) !== undefined) continue;
+    if (c > 0 && UNIT_CELL.test(cell.trim())) {
+      unit ??= cell.trim();
+      continue;
+    }
+    return { label: cell.trim(), ...(unit ? { unit } : {}) };
   }
   return undefined;
 }
@@ -131,6 +146,8 @@ function targetOf(
   if (custom) return { target: { custom_metric_id: custom.id }, confidence: 0.95, factor: 1 };
   const category = synonymOf(label);
   if (!category) return undefined;
+  // A share (`Churn (% of MRR)`) is no amount of a money category.
+  if (MONETARY.has(category) && /%/.test(label)) return undefined;
   // A label found only once words around it were set aside (`3. Total for Cost of Sales EUR k`) is a good guess, not a sure one.
   const sure = synonymOf(label, { exact: true }) === category;
   if (RATIOS.has(category)) {
@@ -330,9 +347,10 @@ function readRows(
   const percentRows = new Set<string>();
   const balances = new Set<string>();
   for (let r = at.from; r < at.until; r++) {
-    const label = labelOf(sheet.rows[r] ?? [], firstColumn);
-    const category = label ? synonymOf(label) : undefined;
-    if (category && RATIOS.has(category) && PERCENT.test(label!)) percentRows.add(category);
+    const found = labelOf(sheet.rows[r] ?? [], firstColumn);
+    const category = found ? synonymOf(found.label) : undefined;
+    if (category && RATIOS.has(category) && PERCENT.test(`${found!.label} ${found!.unit ?? ''}`))
+      percentRows.add(category);
     if (category && BALANCES.has(category)) balances.add(category);
   }
   // A balance-sheet line alone in a table that is no balance sheet (`Equity` under `Investments`) is no balance.
@@ -340,8 +358,11 @@ function readRows(
   const currency = at.notes.currency ?? context.currency;
   for (let r = at.from; r < at.until; r++) {
     const row = sheet.rows[r] ?? [];
-    const label = labelOf(row, firstColumn);
-    if (!label) continue;
+    const found = labelOf(row, firstColumn);
+    if (!found) continue;
+    const { label } = found;
+    // The label with its Unit column's unit, as a label with its units in brackets reads (`ARR (₹ Cr)`).
+    const described = found.unit ? `${label} (${found.unit})` : label;
     // Each figure read once: [column, value].
     const figures: [number, number][] = [];
     for (const c of columns) {
@@ -349,13 +370,13 @@ function readRows(
       if (value !== undefined) figures.push([c, value]);
     }
     if (figures.length === 0 || isBareTotal(label)) continue;
-    const multiplier = rowMultiplier(label, at.notes.multiplier);
-    const mapped = fitting(targetOf(label, figures, context, percentRows), statement);
+    const multiplier = rowMultiplier(described, at.notes.multiplier);
+    const mapped = fitting(targetOf(described, figures, context, percentRows), statement);
     if (!mapped) {
       const own = unmappedFigures(sheet, header, figures, {
         r,
         kind: at.sheetKind,
-        multiplier: /%/.test(label) ? 1 : multiplier,
+        multiplier: /%/.test(described) ? 1 : multiplier,
         currency,
         today: context.today,
       });
@@ -399,12 +420,20 @@ function readRows(
  * `Cost of goods sold`, then `Net cost of goods sold`). A net of other words (`Net sales` under `Total
  * revenue`) is a line.
  */
+/** A total's label, in the languages packs come in, either side of a label in two (`Sum driftsinntekter / Total …`). */
+const isTotal = (label: string) =>
+  label
+    .split(/\s+\/\s+/)
+    .some((side) =>
+      /^(total|totals|sum|summa|gesamt|totaal)\b|\b(i alt|yhteensa|yhteensä)$/i.test(side.trim()),
+    );
+
 function outranks(label: string, before: string): boolean {
   const words = (l: string) => normalizeLabel(l).replace(/^total\s+/, '');
   const netOf = (a: string, b: string) =>
     /^net\s+/i.test(a.trim()) && words(a).replace(/^net\s+/, '') === words(b);
   if (netOf(label, before)) return true;
-  return /^total\b/i.test(label.trim()) && !/^total\b/i.test(before.trim()) && !netOf(before, label);
+  return isTotal(label) && !isTotal(before) && !netOf(before, label);
 }
 
 /** Finds the table of each sheet (periods across, or down for a transposed one) and maps its rows. */

@@ -9,14 +9,14 @@ export interface Notes {
 const CODES = new Set<string>(CURRENCY_CODES);
 
 const UNITS: [RegExp, number][] = [
-  [/\bcrores?\b/i, 10_000_000],
-  [/\blakhs?\b/i, 100_000],
+  [/\bcrores?\b|₹\s?cr\b|\b(inr|rs\.?)\s?cr\b/i, 10_000_000],
+  [/\blakhs?\b|\blacs?\b|₹\s?l\b/i, 100_000],
   [
-    /\b(in )?millions?\b|[$€£]\s?(m|mm|mn)\b|\b(meur|musd|mgbp)\b|\bm[$€£]|x\s?([a-z]{3}|[$€£])?\s?1[.,]000[.,]000\b/i,
+    /\b(in )?millions?\b|\b(millioner|miljoner|millionen|miljoonaa)\b|\bm(nok|sek|dkk|chf|usd|eur|gbp)\b|[$€£]\s?(m|mm|mn)\b|\b(meur|musd|mgbp)\b|\bm[$€£]|x\s?([a-z]{3}|[$€£])?\s?1[.,]000[.,]000\b/i,
     1_000_000,
   ],
   [
-    /\b(in )?thousands?\b|[$€£]\s?'?0{3}s?\b|'0{3}s?\b|\b0{3}s\b|\(0{3}\)|[$€£]k\b|\d?k\)|\b(teur|keur|kusd|kgbp|tusd)\b|\bk[$€£]|\bt€|x\s?([a-z]{3}|[$€£])?\s?1[.,]000\b/i,
+    /\b(in )?thousands?\b|\b(tkr|tsek|tnok|tdkk|tusen|tusind|tausend|tuhatta)\b|[$€£]\s?'?0{3}s?\b|'0{3}s?\b|\b0{3}s\b|\(0{3}\)|[$€£]k\b|\(\s?[$€£]?k\)|\b(teur|keur|kusd|kgbp|tusd)\b|\bk[$€£]|\bt€|x\s?([a-z]{3}|[$€£])?\s?1[.,]000\b/i,
     1000,
   ],
 ];
@@ -30,6 +30,7 @@ function codeUnits(text: string): number {
 }
 
 const SYMBOLS: [RegExp, string][] = [
+  [/₹/, 'INR'],
   [/\$/, 'USD'],
   [/€/, 'EUR'],
   [/£/, 'GBP'],
