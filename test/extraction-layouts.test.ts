@@ -478,6 +478,15 @@ describe('reading the layouts of management packs', () => {
       'revenue 2025-12-31 year actual 346400000 @C4',
       'revenue 2026-12-31 year budget 393500000 @D4',
     ]);
+    const qualified = await read([
+      ['', 2023, 2024],
+      ['Net profit / (loss) before taxation', 6, 7],
+      ['Revenue', 9, 9],
+    ]);
+    expect(
+      qualified.unmapped.map((u) => u.label),
+      'a qualified line, not two languages',
+    ).to.deep.equal(['Net profit / (loss) before taxation']);
     expect(periodOf('Q1 FY24-25', 3)).to.deep.equal({ end: '2024-06-30', cadence: 'quarter' });
     expect(periodOf('Oct 1, 2024 – Sep 30, 2025')).to.deep.equal({ end: '2025-09-30', cadence: 'year' });
   });

@@ -547,7 +547,9 @@ const UNIT_WORDS = /\s+(in\s+)?(teur|keur|eur|usd|gbp|chf|k|m|mm|mn|000|000s|tho
 export function synonymOf(label: string, options: { exact?: boolean } = {}): string | undefined {
   // A label in two languages (`Salgsinntekter / Sales revenue`): either side.
   const sides = label.replace(/\([^)]*\)/g, ' ').split(/\s+\/\s+/);
-  if (sides.length === 2) return sides.map((side) => synonymOf(side, options)).find(Boolean);
+  // Not a qualified line (`Net profit / (loss) before taxation`): one line, of which no side is the whole.
+  const qualified = sides.some((side) => /\b(before|after|excl|excluding|incl|including|less)\b/i.test(side));
+  if (sides.length === 2 && !qualified) return sides.map((side) => synonymOf(side, options)).find(Boolean);
   const key = normalizeLabel(label);
   const direct = BY_LABEL.get(key);
   if (direct || options.exact) return direct;
