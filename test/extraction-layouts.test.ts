@@ -491,6 +491,28 @@ describe('reading the layouts of management packs', () => {
     expect(periodOf('Oct 1, 2024 – Sep 30, 2025')).to.deep.equal({ end: '2025-09-30', cadence: 'year' });
   });
 
+  it('reads a bare Subtotal as the total of its heading, below high confidence, and skips one with no heading it knows', async () => {
+    const { proposals } = await read([
+      ['', '2022A', '2023A'],
+      ['Total'],
+      ['CASH FROM OPERATING'],
+      ['Net income', 10, 11],
+      ['Depreciation', 2, 2],
+      ['Subtotal', 12, 13],
+      ['Grants and gifts'],
+      ['Subtotal', 5, 6],
+    ]);
+    expect(shown(proposals).filter((p) => p.startsWith('cash_flow'))).to.deep.equal([
+      'cash_flow_from_operating_activities 2022-12-31 year actual 12 @B6',
+      'cash_flow_from_operating_activities 2023-12-31 year actual 13 @C6',
+    ]);
+    expect(proposals.find((p) => p.cell === 'B6')!.confidence).to.equal(0.85);
+    expect(
+      proposals.some((p) => p.cell === 'B8'),
+      'no category totals grants',
+    ).to.equal(false);
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });

@@ -445,6 +445,9 @@ const TABLE: Record<string, readonly string[]> = {
     'payments to suppliers and employees',
   ],
   cash_flow_from_operating_activities: [
+    'cash from operating',
+    'operating activities',
+    'cash flow from operating',
     'cash flow from operating activities',
     'cash flows from operating activities',
     'operating cash flow',
@@ -460,6 +463,9 @@ const TABLE: Record<string, readonly string[]> = {
     'cash from operating activities',
   ],
   cash_flow_from_investing_activities: [
+    'cash from investing',
+    'investing activities',
+    'cash flow from investing',
     'cash flow from investing activities',
     'cash flows from investing activities',
     'net cash from investing activities',
@@ -470,6 +476,9 @@ const TABLE: Record<string, readonly string[]> = {
     'cash from investing activities',
   ],
   cash_flow_from_financing_activities: [
+    'cash from financing',
+    'financing activities',
+    'cash flow from financing',
     'cash flow from financing activities',
     'cash flows from financing activities',
     'net cash from financing activities',

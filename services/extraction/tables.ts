@@ -356,22 +356,32 @@ function readRows(
   // A balance-sheet line alone in a table that is no balance sheet (`Equity` under `Investments`) is no balance.
   const statement = at.statement ?? (balances.size < 2 ? 'loose' : undefined);
   const currency = at.notes.currency ?? context.currency;
+  /** The last line with no figures: the heading of the lines under it. */
+  let heading: string | undefined;
   for (let r = at.from; r < at.until; r++) {
     const row = sheet.rows[r] ?? [];
     const found = labelOf(row, firstColumn);
     if (!found) continue;
     const { label } = found;
-    // The label with its Unit column's unit, as a label with its units in brackets reads (`ARR (₹ Cr)`).
-    const described = found.unit ? `${label} (${found.unit})` : label;
     // Each figure read once: [column, value].
     const figures: [number, number][] = [];
     for (const c of columns) {
       const value = figureOf(row[c] ?? null);
       if (value !== undefined) figures.push([c, value]);
     }
-    if (figures.length === 0 || isBareTotal(label)) continue;
+    if (figures.length === 0) {
+      heading = label;
+      continue;
+    }
+    // A bare `Total` or `Subtotal` totals its heading (`Cash from operating`): read as `Total` of it, a guess.
+    const bare = isBareTotal(label);
+    if (bare && !heading) continue;
+    // The label with its Unit column's unit, as a label with its units in brackets reads (`ARR (₹ Cr)`).
+    const described = bare ? `Total ${heading}` : found.unit ? `${label} (${found.unit})` : label;
     const multiplier = rowMultiplier(described, at.notes.multiplier);
-    const mapped = fitting(targetOf(described, figures, context, percentRows), statement);
+    const read = fitting(targetOf(described, figures, context, percentRows), statement);
+    if (bare && !read) continue;
+    const mapped = bare && read ? { ...read, confidence: Math.min(read.confidence, 0.85) } : read;
     if (!mapped) {
       const own = unmappedFigures(sheet, header, figures, {
         r,
