@@ -335,15 +335,15 @@ interface Section {
   seen: Map<string, Proposal>;
 }
 
-function readRows(
+/**
+ * What a table's labels say of it as a whole: the ratios it gives in percent (`Gross margin %`), and,
+ * with one balance-sheet line at most and no statement named, that it is no balance sheet.
+ */
+function traitsOf(
   sheet: SheetInput,
-  header: Header,
   at: Section,
-  context: ExtractionContext,
-  result: Extraction,
-): void {
-  const columns = [...header.columns.keys()];
-  const firstColumn = Math.min(...columns);
+  firstColumn: number,
+): { percentRows: Set<string>; statement: Statement } {
   const percentRows = new Set<string>();
   const balances = new Set<string>();
   for (let r = at.from; r < at.until; r++) {
@@ -354,7 +354,19 @@ function readRows(
     if (category && BALANCES.has(category)) balances.add(category);
   }
   // A balance-sheet line alone in a table that is no balance sheet (`Equity` under `Investments`) is no balance.
-  const statement = at.statement ?? (balances.size < 2 ? 'loose' : undefined);
+  return { percentRows, statement: at.statement ?? (balances.size < 2 ? 'loose' : undefined) };
+}
+
+function readRows(
+  sheet: SheetInput,
+  header: Header,
+  at: Section,
+  context: ExtractionContext,
+  result: Extraction,
+): void {
+  const columns = [...header.columns.keys()];
+  const firstColumn = Math.min(...columns);
+  const { percentRows, statement } = traitsOf(sheet, at, firstColumn);
   const currency = at.notes.currency ?? context.currency;
   /** The last line with no figures: the heading of the lines under it. */
   let heading: string | undefined;
