@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { figuresOf, scoreCorpus, scoreLines } from '../bench/score-corpus.ts';
+import { figureOf } from '../services/extraction/figures.ts';
 import { periodOf } from '../services/extraction/periods.ts';
-import { figureOf } from '../services/extraction/tables.ts';
 import { corpus } from './helpers/workbook-corpus.ts';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'workbooks');

@@ -1,4 +1,5 @@
 import type { GridCell } from '../../parsing/grid.ts';
+import { figureOf } from './figures.ts';
 import { type Kind, kindOf, monthEnd, monthNamed, type Period, periodOf } from './periods.ts';
 import { synonymOf } from './synonyms.ts';
 
@@ -61,7 +62,7 @@ function isLabelRow(row: GridCell[] | undefined): boolean {
   for (let c = 1; c < row.length; c++) {
     const cell = row[c];
     if (cell === null || cell === undefined || cell === '') continue;
-    if (typeof cell !== 'string' || FIGURE_TEXT.test(cell.trim())) return false;
+    if (typeof cell !== 'string' || figureOf(cell) !== undefined) return false;
     const word = Boolean(kindOf(cell) || NOT_FIGURES.test(cell) || COMPARING.test(cell));
     if (word || periodOf(cell)) labels++;
     if (word) words++;
@@ -115,15 +116,12 @@ function plausible(row: GridCell[], columns: Map<number, Column>): boolean {
   return steps.every((s) => s === 1);
 }
 
-/** Text that is a figure (`(1,234)`, `12.5%`), not a period, unless it is a year (`2025`). */
-const FIGURE_TEXT = /^[(\-−]?\s*[$€£]?\s*[\d,.]+\s*%?\s*\)?$/;
-
-/** Whether a cell could name a period: a date, a year, text with a digit that is not a figure. */
+/** Whether a cell could name a period: a date, a year, text with a digit that is no figure (`(1,234)`) but for a year. */
 function mayBePeriod(cell: GridCell | undefined): boolean {
   if (cell === null || cell === undefined) return false;
   if (typeof cell === 'object') return true;
   if (typeof cell === 'number') return Number.isInteger(cell) && cell >= 1990 && cell <= 2100;
-  return /\d/.test(cell) && (!FIGURE_TEXT.test(cell.trim()) || /^(19|20)\d\d$/.test(cell.trim()));
+  return /\d/.test(cell) && (figureOf(cell) === undefined || /^(19|20)\d\d$/.test(cell.trim()));
 }
 
 /** Whether a row could head a table: two cells that could name periods, or one over a row of kinds. */

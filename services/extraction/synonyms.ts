@@ -509,24 +509,6 @@ const TABLE: Record<string, readonly string[]> = {
   ],
 };
 
-/** Categories whose figures are costs: stored as positive amounts whatever sign the sheet shows. */
-export const COST_CATEGORIES: ReadonlySet<string> = new Set([
-  'cost_of_goods_sold',
-  'total_operating_expenses',
-  'net_burn',
-  'cash_payments',
-  'churned_arr',
-  'contraction_arr',
-  // Amounts owed, shown in brackets on many balance sheets.
-  'accounts_payable',
-  'current_liabilities',
-  'long_term_liabilities',
-  'liabilities',
-]);
-
-/** Categories that are counts, months or ratios: units notes (`$000s`) do not scale them. */
-export const UNSCALED_CATEGORIES: ReadonlySet<string> = new Set(['headcount', 'runway', 'gross_margin']);
-
 /** A label folded for lookup: lower case, `&` as `and`, no punctuation, single spaces. */
 export function normalizeLabel(label: string): string {
   return label

@@ -1,8 +1,9 @@
-import { isMonetary, STANDARD_CATEGORIES } from '../../core/categories.ts';
 import type { GridCell, SheetGrid } from '../../parsing/grid.ts';
+import { COST_CATEGORIES, FLOWS, MONETARY, RATIOS } from './category-kinds.ts';
+import { figureOf } from './figures.ts';
 import { findHeaders, type Header } from './header.ts';
 import { type Kind, kindOf, type Period } from './periods.ts';
-import { COST_CATEGORIES, isBareTotal, normalizeLabel, synonymOf, UNSCALED_CATEGORIES } from './synonyms.ts';
+import { isBareTotal, normalizeLabel, synonymOf } from './synonyms.ts';
 import { titledHeader } from './titled.ts';
 import { type Notes, notesOf } from './units.ts';
 
@@ -88,19 +89,6 @@ export function columnName(index: number): string {
   return name;
 }
 
-/** A figure in a cell: numbers, and text such as `(1,234)`, `1,234.5`, `-12`, `12%`; dashes are empty. */
-export function figureOf(cell: GridCell): number | undefined {
-  if (typeof cell === 'number') return cell;
-  if (typeof cell !== 'string') return undefined;
-  const m = /^(\()?\s*-?\s*[$€£₹]?\s*(-?[\d,]*\.?\d+)\s*(%)?\s*(\))?$/.exec(cell.trim());
-  // Thousands grouped by three, or the Indian way (`3,96,90,606.06`: lakhs and crores).
-  if (!m || !/^-?(\d{1,3}(,\d{3})*|\d{1,2}(,\d{2})*,\d{3}|\d+)(\.\d+)?$|^-?\.\d+$/.test(m[2]!))
-    return undefined;
-  let n = Number(m[2]!.replace(/,/g, ''));
-  if ((m[1] && m[4]) || cell.trim().startsWith('-')) n = -Math.abs(n);
-  return m[3] ? n / 100 : n;
-}
-
 /** A cell that says a row's units, not what it is (`₹ Cr`, `%`, `USD k`, `months`): a Unit column's. */
 const UNIT_CELL =
   /^(?:[₹$€£%#]|x|months?|mths|days|count|no\.?|ratio|pct|(?:usd|eur|gbp|inr|sek|nok|dkk|chf|aud|cad|sgd|jpy|cny|hkd|nzd|zar|aed)(?:\s?(?:k|m|mn|cr|'000|000s?))?|[₹$€£]\s?(?:k|m|mn|bn|cr|crores?|lakhs?|l|'000))$/i;
@@ -124,9 +112,6 @@ function labelOf(row: GridCell[], firstColumn: number): { label: string; unit?: 
 }
 
 const PERCENT = /%|percent|pct/i;
-
-/** Categories that are ratios, stored as fractions (0.45 for 45 %). */
-const RATIOS: ReadonlySet<string> = new Set(['gross_margin', 'operating_margin', 'revenue_growth']);
 
 /**
  * What a row maps to, and the factor its figures take: a ratio row written in percent (`45.2`) is divided
@@ -166,8 +151,8 @@ function targetOf(
 
 function scaled(value: number, target: Target, multiplier: number): string {
   const category = 'category' in target ? target.category : undefined;
-  let v =
-    category && (UNSCALED_CATEGORIES.has(category) || RATIOS.has(category)) ? value : value * multiplier;
+  // Counts, months and ratios are what they say: a units note (`$000s`) scales amounts of money only.
+  let v = category && !MONETARY.has(category) ? value : value * multiplier;
   if (category && COST_CATEGORIES.has(category)) v = Math.abs(v);
   return String(Number(v.toFixed(6)));
 }
@@ -246,13 +231,6 @@ const BALANCES: ReadonlySet<string> = new Set([
   'property_plants_and_equipment',
   'short_term_investments',
 ]);
-
-const FLOWS: ReadonlySet<string> = new Set(
-  STANDARD_CATEGORIES.filter((c) => !c.pointInTime).map((c) => c.name),
-);
-const MONETARY: ReadonlySet<string> = new Set(
-  STANDARD_CATEGORIES.filter((c) => isMonetary(c.kind)).map((c) => c.name),
-);
 
 /** What a table is, where it changes what a label names; `loose`: a table with one balance-sheet line at most. */
 type Statement = 'cash-flow' | 'balance-sheet' | 'loose' | undefined;

@@ -1,4 +1,5 @@
 import type { GridCell } from '../../parsing/grid.ts';
+import { figureOf } from './figures.ts';
 import type { Header } from './header.ts';
 import { type Period, titlePeriod } from './periods.ts';
 
@@ -8,9 +9,7 @@ type Dense = GridCell[][];
 const NOT_THE_PERIOD =
   /%|\b(ytd|year to date|var|variance|change|movement|growth|comments?|notes?|budget|plan|forecast|prior|last year|ly|py)\b/i;
 
-const isFigure = (cell: GridCell | undefined) =>
-  typeof cell === 'number' ||
-  (typeof cell === 'string' && /^[(\-−]?\s*[$€£]?\s*[\d,]*\.?\d+\s*\)?$/.test(cell.trim()));
+const isFigure = (cell: GridCell | undefined) => figureOf(cell ?? null) !== undefined;
 
 /**
  * The header of a statement of one period, named in its title (an accounting package's export: a
