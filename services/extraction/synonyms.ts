@@ -531,27 +531,38 @@ for (const [category, labels] of Object.entries(TABLE))
 /** Words around a label that name its units or its place, not what it reports. */
 const UNIT_WORDS = /\s+(in\s+)?(teur|keur|eur|usd|gbp|chf|k|m|mm|mn|000|000s|thousands|millions|#|no)$/;
 
+/** A category a label names, and whether it names it as written or only once words around it were set aside. */
+export interface Synonym {
+  category: string;
+  exact: boolean;
+}
+
 /**
  * The standard category a label names in the synonym table, or undefined: as written, then without
  * a leading number (`3. Revenue`), `Total for` (`Total for Cost of Goods Sold`) and units after it (`ARR EUR k`).
  */
-export function synonymOf(label: string, options: { exact?: boolean } = {}): string | undefined {
+export function synonymMatch(label: string): Synonym | undefined {
   // A label in two languages (`Salgsinntekter / Sales revenue`): either side.
   const sides = label.replace(/\([^)]*\)/g, ' ').split(/\s+\/\s+/);
   // Not a qualified line (`Net profit / (loss) before taxation`): one line, of which no side is the whole.
   const qualified = sides.some((side) => /\b(before|after|excl|excluding|incl|including|less)\b/i.test(side));
-  if (sides.length === 2 && !qualified) return sides.map((side) => synonymOf(side, options)).find(Boolean);
+  if (sides.length === 2 && !qualified) return sides.map(synonymMatch).find(Boolean);
   const key = normalizeLabel(label);
   const direct = BY_LABEL.get(key);
-  if (direct || options.exact) return direct;
+  if (direct) return { category: direct, exact: true };
   let bare = key.replace(/^(\d+|[a-z]|[ivx]+)\s+(?=[a-z])/, '');
   for (let i = 0; i < 3 && UNIT_WORDS.test(bare); i++) bare = bare.replace(UNIT_WORDS, '');
   bare = bare.replace(/^total for\s+/, 'total ').replace(/^less\s+/, '');
-  return (
+  const category =
     BY_LABEL.get(bare) ??
     BY_LABEL.get(bare.replace(/^total\s+/, '')) ??
-    BY_LABEL.get(bare.replace(/^net\s+/, ''))
-  );
+    BY_LABEL.get(bare.replace(/^net\s+/, ''));
+  return category ? { category, exact: false } : undefined;
+}
+
+/** The standard category a label names, however it was found. */
+export function synonymOf(label: string): string | undefined {
+  return synonymMatch(label)?.category;
 }
 
 /** Labels of rows that only add up others without naming what (`Total`, `Subtotal`). */

@@ -3,7 +3,7 @@ import { COST_CATEGORIES, FLOWS, MONETARY, RATIOS } from './category-kinds.ts';
 import { figureOf } from './figures.ts';
 import { findHeaders, type Header } from './header.ts';
 import { type Kind, kindOf, type Period } from './periods.ts';
-import { isBareTotal, normalizeLabel, synonymOf } from './synonyms.ts';
+import { isBareTotal, normalizeLabel, synonymMatch, synonymOf } from './synonyms.ts';
 import { titledHeader } from './titled.ts';
 import { type Notes, notesOf } from './units.ts';
 
@@ -129,12 +129,13 @@ function targetOf(
   if (remembered) return { target: remembered, confidence: 0.99, factor: 1 };
   const custom = context.customMetrics.find((m) => normalizeLabel(m.name) === key);
   if (custom) return { target: { custom_metric_id: custom.id }, confidence: 0.95, factor: 1 };
-  const category = synonymOf(label);
-  if (!category) return undefined;
+  const match = synonymMatch(label);
+  if (!match) return undefined;
+  const { category } = match;
   // A share (`Churn (% of MRR)`) is no amount of a money category.
   if (MONETARY.has(category) && /%/.test(label)) return undefined;
   // A label found only once words around it were set aside (`3. Total for Cost of Sales EUR k`) is a good guess, not a sure one.
-  const sure = synonymOf(label, { exact: true }) === category;
+  const sure = match.exact;
   if (RATIOS.has(category)) {
     // `Gross margin` beside `Gross margin %` is the amount, however small its figures in crores.
     const twin = category === 'gross_margin' && !PERCENT.test(label) && percentRows.has(category);
@@ -318,14 +319,12 @@ interface Section {
  * with one balance-sheet line at most and no statement named, that it is no balance sheet.
  */
 function traitsOf(
-  sheet: SheetInput,
+  labels: readonly ReturnType<typeof labelOf>[],
   at: Section,
-  firstColumn: number,
 ): { percentRows: Set<string>; statement: Statement } {
   const percentRows = new Set<string>();
   const balances = new Set<string>();
-  for (let r = at.from; r < at.until; r++) {
-    const found = labelOf(sheet.rows[r] ?? [], firstColumn);
+  for (const found of labels) {
     const category = found ? synonymOf(found.label) : undefined;
     if (category && RATIOS.has(category) && PERCENT.test(`${found!.label} ${found!.unit ?? ''}`))
       percentRows.add(category);
@@ -344,13 +343,17 @@ function readRows(
 ): void {
   const columns = [...header.columns.keys()];
   const firstColumn = Math.min(...columns);
-  const { percentRows, statement } = traitsOf(sheet, at, firstColumn);
+  // Each row's label, read once: what the table's labels say as a whole is known before any row is read.
+  const labels = Array.from({ length: Math.max(0, at.until - at.from) }, (_, i) =>
+    labelOf(sheet.rows[at.from + i] ?? [], firstColumn),
+  );
+  const { percentRows, statement } = traitsOf(labels, at);
   const currency = at.notes.currency ?? context.currency;
   /** The last line with no figures: the heading of the lines under it. */
   let heading: string | undefined;
   for (let r = at.from; r < at.until; r++) {
     const row = sheet.rows[r] ?? [];
-    const found = labelOf(row, firstColumn);
+    const found = labels[r - at.from];
     if (!found) continue;
     const { label } = found;
     // Each figure read once: [column, value].
