@@ -513,6 +513,26 @@ describe('reading the layouts of management packs', () => {
     ).to.equal(false);
   });
 
+  it("leaves out a titled statement's % of revenue and variance columns, and takes no header whose months jump back and forth", async () => {
+    const titled = await read([
+      ['Profit and Loss for the month ended 31 May 2026'],
+      ['', 'SGD', '% of revenue', 'Var % vs April'],
+      ['Total Revenue', 427670, 1, 0.05],
+      ['Total Cost of Sales', 128000, 0.299, 0.02],
+      ['Gross Profit', 299670, 0.701, 0.06],
+    ]);
+    expect(shown(titled.proposals)).to.deep.equal([
+      'cost_of_goods_sold 2026-05-31 month actual 128000 @B4',
+      'gross_profit 2026-05-31 month actual 299670 @B5',
+      'revenue 2026-05-31 month actual 427670 @B3',
+    ]);
+    const jumbled = await read([
+      ['', 'Aug-22', 'Nov-22', 'Feb-22', 'May-22', 'Aug-23', 'Nov-23', 'Feb-23', 'May-23'],
+      ['Revenue', 1, 2, 3, 4, 5, 6, 7, 8],
+    ]);
+    expect(jumbled.proposals).to.be.empty;
+  });
+
   it('reads periods in other spellings and languages', () => {
     expect(periodOf('Mär 2026')).to.deep.equal({ end: '2026-03-31', cadence: 'month' });
     expect(periodOf('Januari 2026')).to.deep.equal({ end: '2026-01-31', cadence: 'month' });
