@@ -2,27 +2,21 @@ import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { newId } from '../ids.ts';
 import { isPostgres } from '../knex.ts';
-import { encodeFigures, type RowFigure } from './extraction.ts';
+import { encodeFigures, type ProposalRow, type RowFigure } from './extraction.ts';
 
-/** A figure read from a spreadsheet, or a row that could not be mapped (`category_id` null) with its figures. */
-export interface ProposalInsert {
-  sheet: string;
+/**
+ * A figure read from a spreadsheet, or a row that could not be mapped (`category_id` null) with its
+ * figures: a stored proposal (db/repos/extraction.ts) before it has an id, a status and a category's name.
+ */
+export type ProposalInsert = Omit<
+  ProposalRow,
+  'id' | 'category_name' | 'is_standard' | 'status' | 'figures' | 'sheet_index'
+> & {
   /** The sheet's place in the workbook, from 0. */
   sheet_index?: number | null;
-  /** The line of the sheet the label is on. */
-  sheet_row: number;
-  cell: string;
-  row_label: string;
-  category_id: string | null;
-  date: string | null;
-  cadence: string | null;
-  value: string | null;
-  currency: string | null;
-  kind: 'actual' | 'budget';
-  confidence: number;
   /** An unmapped row's figures (its date, cadence and value then null). */
   figures?: readonly RowFigure[];
-}
+};
 
 /**
  * Proposals inserted per statement. On SQLite a statement holds the event loop while it runs: 100
